@@ -1,0 +1,31 @@
+// Seeded input generators. The same (n, seed) always gives the same data, so a printed seed replays a
+// failure exactly. Each element is a hash of (seed, index) - counter-based - so generation runs on all host
+// cores and still does not depend on the thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace course {
+
+// A seed that differs from run to run (checks and demos print it so a run can be replayed).
+std::uint64_t fresh_seed();
+
+// Uniform ints in [lo, hi]; the default range includes negatives, so a kernel that only works for
+// non-negative data (or reads zeros where it should read data) cannot pass.
+std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo = -1000, int hi = 1000);
+
+// Uniform floats in [lo, hi).
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+
+enum class ByteDistribution {
+    uniform,    // every value 0..255 equally likely
+    skewed,     // 15 of 16 bytes drawn from 4 "hot" values, the rest uniform
+    identical,  // every byte the same value (the worst case for atomics: one counter)
+};
+const char* to_string(ByteDistribution d);
+
+std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint64_t seed, ByteDistribution d);
+
+}  // namespace course

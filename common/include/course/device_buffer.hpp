@@ -1,0 +1,89 @@
+// DeviceBuffer<T>: an owning, move-only array in GPU global memory.
+//
+//   course::DeviceBuffer<int> d_in(host.size());
+//   d_in.copy_from_host(host);
+//   kernel<<<g, b>>>(d_in.data(), d_in.size());
+//   std::vector<int> back = d_in.to_host();
+//
+// The destructor frees the memory on every path, exceptions included. A buffer of 0 elements holds a null
+// pointer, which kernels given n = 0 must never dereference.
+#pragma once
+
+#include "course/check.hpp"
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace course {
+
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t count) : count_(count)
+    {
+        if (count_ > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& other) noexcept
+        : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept
+    {
+        if (this != &other) {
+            release();
+            ptr_ = std::exchange(other.ptr_, nullptr);
+            count_ = std::exchange(other.count_, 0);
+        }
+        return *this;
+    }
+    ~DeviceBuffer() { release(); }
+
+    T* data() noexcept { return ptr_; }
+    const T* data() const noexcept { return ptr_; }
+    std::size_t size() const noexcept { return count_; }
+    std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+
+    void copy_from_host(const T* src, std::size_t count)
+    {
+        check_fits(count);
+        if (count > 0) CUDA_CHECK(cudaMemcpy(ptr_, src, count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    void copy_from_host(const std::vector<T>& src) { copy_from_host(src.data(), src.size()); }
+
+    void copy_to_host(T* dst, std::size_t count) const
+    {
+        check_fits(count);
+        if (count > 0) CUDA_CHECK(cudaMemcpy(dst, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    std::vector<T> to_host() const
+    {
+        std::vector<T> out(count_);
+        copy_to_host(out.data(), count_);
+        return out;
+    }
+
+    // Sets every byte to `byte`: checks poison outputs with it so an unwritten element cannot look right.
+    void fill_bytes(unsigned char byte)
+    {
+        if (count_ > 0) CUDA_CHECK(cudaMemset(ptr_, byte, bytes()));
+    }
+
+private:
+    void check_fits(std::size_t count) const
+    {
+        if (count > count_) throw std::out_of_range("DeviceBuffer: copy of more elements than the buffer holds");
+    }
+    void release() noexcept
+    {
+        if (ptr_) cudaFree(ptr_);  // no CUDA_CHECK: a destructor must not throw
+        ptr_ = nullptr;
+        count_ = 0;
+    }
+
+    T* ptr_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+}  // namespace course

@@ -1,0 +1,74 @@
+// Helpers for the doctest checks of every chapter. Link the test program with course_test_main_dep, which
+// provides main().
+//
+//  - GPU cases start with REQUIRE_GPU(): with no usable device the case returns at once, and main() ends the
+//    program with exit code 77, which Meson shows as SKIP, after printing CUDA's reason. Host cases in the
+//    same program still run. (doctest has no run-time skip, and CUDA must not be called before main.)
+//  - REQUIRE_GPU_MEMORY(bytes) does the same when the device has too little free memory (the `large` suite).
+//  - course::testing::seed() is fresh each run unless COURSE_SEED is set; a failing run prints it so it can
+//    be replayed: COURSE_SEED=<seed> meson test ...
+//  - CHECK_RESULT / CHECK_ARRAY fail with a message that names the task:
+//      TODO(03.2): reduce_interleaved(n=33, block=32) returned 0, expected 561
+#pragma once
+
+#include "course/verify.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace course::testing {
+
+bool gpu_available_or_skip();
+bool gpu_memory_or_skip(std::size_t bytes);
+
+// The run's seed; `salt` gives each case (or input) its own stream of data from the same run seed.
+std::uint64_t seed(std::uint64_t salt = 0);
+
+// n = 0, 1, 2, 31, 32, 33, block-1, block, block+1, a prime near 10^6 (999983) and 2^24+7, deduplicated.
+std::vector<std::size_t> standard_sizes(int block);
+
+// Every power-of-two block size in [32, 1024].
+std::vector<int> power_of_two_blocks(int min_block = 32, int max_block = 1024);
+
+// "name(n=33, block=32)"
+std::string call(const char* name, std::size_t n, int block = 0);
+
+namespace detail {  // read by the doctest main
+int skipped_gpu_cases();
+const std::string& skip_reason();
+std::uint64_t run_seed();
+}  // namespace detail
+
+}  // namespace course::testing
+
+#define REQUIRE_GPU()                                                                                         \
+    do {                                                                                                      \
+        if (!::course::testing::gpu_available_or_skip()) return;                                              \
+    } while (0)
+
+#define REQUIRE_GPU_MEMORY(bytes)                                                                             \
+    do {                                                                                                      \
+        if (!::course::testing::gpu_memory_or_skip(bytes)) return;                                            \
+    } while (0)
+
+// Scalar result: exact comparison (use a tolerance check by hand for floats).
+#define CHECK_RESULT(task, what, got, expected)                                                               \
+    do {                                                                                                      \
+        const auto& course_got_ = (got);                                                                      \
+        const auto& course_expected_ = (expected);                                                            \
+        if (!(course_got_ == course_expected_))                                                               \
+            FAIL_CHECK(task << ": " << what << " returned " << +course_got_ << ", expected "                  \
+                            << +course_expected_);                                                            \
+    } while (0)
+
+// Arrays of n elements: exact, reporting the first mismatch.
+#define CHECK_ARRAY(task, what, got_ptr, expected_ptr, n)                                                     \
+    do {                                                                                                      \
+        if (const auto course_mm_ = ::course::first_mismatch((expected_ptr), (got_ptr), (n)))                 \
+            FAIL_CHECK(task << ": " << what << ": " << ::course::describe(*course_mm_, (n)));                 \
+    } while (0)

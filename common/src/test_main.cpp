@@ -1,0 +1,56 @@
+// The one doctest main() of the course.
+//
+// Exit codes: 0 all selected cases passed; 1 a case failed (the run's seed is printed for replay) or no case
+// matched the filters; 77 nothing failed but GPU cases could not run here (Meson reports SKIP; the reason,
+// in CUDA's words, is printed). A GPU test can therefore never pass silently on a machine without a GPU.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include "course/testing.hpp"
+
+#include <cstdio>
+
+namespace {
+
+int cases_started = 0;
+
+// Counts the test cases that actually ran, so a filter that matches nothing fails instead of passing.
+struct CaseCounter : doctest::IReporter {
+    explicit CaseCounter(const doctest::ContextOptions&) {}
+    void report_query(const doctest::QueryData&) override {}
+    void test_run_start() override {}
+    void test_run_end(const doctest::TestRunStats&) override {}
+    void test_case_start(const doctest::TestCaseData&) override { ++cases_started; }
+    void test_case_reenter(const doctest::TestCaseData&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+    void test_case_exception(const doctest::TestCaseException&) override {}
+    void subcase_start(const doctest::SubcaseSignature&) override {}
+    void subcase_end() override {}
+    void log_assert(const doctest::AssertData&) override {}
+    void log_message(const doctest::MessageData&) override {}
+    void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+REGISTER_LISTENER("course_case_counter", 1, CaseCounter);
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    doctest::Context context(argc, argv);
+    const int result = context.run();
+    if (context.shouldExit()) return result;  // --help, --list-test-cases, ...
+
+    namespace t = course::testing::detail;
+    if (cases_started == 0) {
+        std::fprintf(stderr, "error: no test case matched the filters given on the command line\n");
+        return 1;
+    }
+    if (result != 0) {
+        const auto seed = static_cast<unsigned long long>(t::run_seed());
+        std::printf("Random inputs of this run used seed %llu; replay with COURSE_SEED=%llu\n", seed, seed);
+        return result;
+    }
+    if (t::skipped_gpu_cases() > 0) {
+        std::printf("SKIP: %d GPU test case(s) not run: %s\n", t::skipped_gpu_cases(), t::skip_reason().c_str());
+        return 77;
+    }
+    return 0;
+}

@@ -1,0 +1,95 @@
+#include "course/testing.hpp"
+
+#include "course/data.hpp"
+#include "course/device.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+namespace course::testing {
+namespace {
+
+struct GpuState {
+    bool probed = false;
+    std::optional<std::string> unavailable;  // reason, when there is no usable device
+};
+
+int skipped_count = 0;
+std::string last_skip_reason;
+
+GpuState& gpu_state()
+{
+    static GpuState state;
+    if (!state.probed) {  // first use is inside a test case, i.e. after main() started
+        state.probed = true;
+        state.unavailable = gpu_unavailable_reason();
+    }
+    return state;
+}
+
+}  // namespace
+
+namespace detail {
+int skipped_gpu_cases() { return skipped_count; }
+const std::string& skip_reason() { return last_skip_reason; }
+std::uint64_t run_seed()
+{
+    static const std::uint64_t seed = []() -> std::uint64_t {
+        if (const char* env = std::getenv("COURSE_SEED")) return std::strtoull(env, nullptr, 10);
+        return fresh_seed();
+    }();
+    return seed;
+}
+}  // namespace detail
+
+bool gpu_available_or_skip()
+{
+    if (const auto& reason = gpu_state().unavailable) {
+        ++skipped_count;
+        last_skip_reason = *reason;
+        return false;
+    }
+    return true;
+}
+
+bool gpu_memory_or_skip(std::size_t bytes)
+{
+    if (!gpu_available_or_skip()) return false;
+    const std::size_t free_bytes = free_device_memory();
+    if (free_bytes < bytes) {
+        ++skipped_count;
+        last_skip_reason = "needs " + std::to_string(bytes >> 20) + " MiB of device memory, " +
+                      std::to_string(free_bytes >> 20) + " MiB free";
+        return false;
+    }
+    return true;
+}
+
+std::uint64_t seed(std::uint64_t salt) { return detail::run_seed() + salt * 0x9E3779B97F4A7C15ull; }
+
+std::vector<std::size_t> standard_sizes(int block)
+{
+    const std::size_t b = static_cast<std::size_t>(block);
+    std::vector<std::size_t> sizes{0, 1, 2, 31, 32, 33, b - 1, b, b + 1, 999983, (std::size_t{1} << 24) + 7};
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+}
+
+std::vector<int> power_of_two_blocks(int min_block, int max_block)
+{
+    std::vector<int> blocks;
+    for (int b = min_block; b <= max_block; b *= 2) blocks.push_back(b);
+    return blocks;
+}
+
+std::string call(const char* name, std::size_t n, int block)
+{
+    std::string s = std::string(name) + "(n=" + std::to_string(n);
+    if (block > 0) s += ", block=" + std::to_string(block);
+    return s + ")";
+}
+
+}  // namespace course::testing
