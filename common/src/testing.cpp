@@ -72,11 +72,14 @@ std::uint64_t seed(std::uint64_t salt) { return detail::run_seed() + salt * 0x9E
 std::vector<std::size_t> standard_sizes(int block)
 {
     const std::size_t b = static_cast<std::size_t>(block);
-    std::vector<std::size_t> sizes{0, 1, 2, 31, 32, 33, b - 1, b, b + 1, 999983, (std::size_t{1} << 24) + 7};
+    std::vector<std::size_t> sizes{0, 1, 2, 31, 32, 33, b - 1, b, b + 1, 999983};
+    if (!under_sanitizer()) sizes.push_back((std::size_t{1} << 24) + 7);
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     return sizes;
 }
+
+bool under_sanitizer() { return std::getenv("COURSE_SANITIZER") != nullptr; }
 
 std::vector<int> power_of_two_blocks(int min_block, int max_block)
 {
