@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine: configure and build the solutions, then run the selected stages.
+#
+#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench starter   (default: test)
+#
+# Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITES
+# (default "gpu"), TOOLS (default "memcheck racecheck synccheck initcheck").
+# Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpu-check}
+ARCH=${GPU_ARCH:-90}
+LOGS=$OUT/logs
+mkdir -p "$LOGS"
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(test)
+summary=()
+note() { summary+=("$*"); echo "== $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$LOGS/gpu.txt" 2>&1
+note "GPU: $(head -1 "$LOGS/gpu.txt"); $(nvcc --version | tail -1); meson $(meson --version)"
+
+build=build-gpu
+t0=$SECONDS
+if meson setup "$build" -Dvariant=solution -Dgpu_arch="$ARCH" > "$LOGS/setup.log" 2>&1 &&
+   ninja -C "$build" > "$LOGS/build.log" 2>&1; then
+    note "build (solution, sm_$ARCH): ok in $((SECONDS - t0)) s"
+else
+    note "build FAILED (see setup.log / build.log)"; tail -40 "$LOGS/build.log" "$LOGS/setup.log"
+    tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs; exit 1
+fi
+
+count() {  # count <testlog.json>: "N ok, N fail, N skip"
+    python3 - "$1" <<'PY'
+import json, sys, collections
+c = collections.Counter(json.loads(l)["result"] for l in open(sys.argv[1]))
+print(", ".join(f"{v} {k}" for k, v in sorted(c.items())))
+bad = [json.loads(l)["name"] for l in open(sys.argv[1]) if json.loads(l)["result"] not in ("OK", "SKIP", "EXPECTEDFAIL")]
+if bad: print("   not ok: " + "; ".join(bad))
+PY
+}
+
+for stage in "${stages[@]}"; do
+    t0=$SECONDS
+    case $stage in
+    test)
+        meson test -C "$build" --print-errorlogs --num-processes 1 > "$LOGS/test.log" 2>&1
+        cp "$build/meson-logs/testlog.json" "$LOGS/test.json"
+        note "meson test (solution): $(count "$LOGS/test.json") [$((SECONDS - t0)) s]" ;;
+    sanitize)
+        for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
+            t1=$SECONDS
+            COURSE_SANITIZER=1 meson test -C "$build" --suite "${SANITIZE_SUITES:-gpu}" --print-errorlogs \
+                --num-processes 1 --timeout-multiplier 4 \
+                --wrapper "compute-sanitizer --tool $tool --error-exitcode 99 --print-limit 20" \
+                > "$LOGS/sanitize-$tool.log" 2>&1
+            cp "$build/meson-logs/testlog.json" "$LOGS/sanitize-$tool.json"
+            note "compute-sanitizer $tool: $(count "$LOGS/sanitize-$tool.json") [$((SECONDS - t1)) s]"
+        done ;;
+    race)
+        for demo in $(find "$build" -type f -name '*_race_demo' | sort); do
+            name=$(basename "$demo")
+            compute-sanitizer --tool racecheck --print-limit 10 "$demo" > "$LOGS/race-$name.log" 2>&1
+            note "racecheck $name: exit $?, $(grep -c 'Error\|Hazard' "$LOGS/race-$name.log") hazard lines"
+        done ;;
+    bench)
+        meson test -C "$build" --benchmark --verbose --num-processes 1 > "$LOGS/bench.log" 2>&1
+        note "benchmarks: exit $? [$((SECONDS - t0)) s]"
+        find "$build" -name '*.csv' -exec cp {} "$LOGS/" \; ;;
+    starter)
+        if meson setup build-starter -Dgpu_arch="$ARCH" > "$LOGS/starter-setup.log" 2>&1 &&
+           ninja -C build-starter > "$LOGS/starter-build.log" 2>&1; then
+            meson test -C build-starter --print-errorlogs --num-processes 1 > "$LOGS/starter-test.log" 2>&1
+            cp build-starter/meson-logs/testlog.json "$LOGS/starter-test.json"
+            note "meson test (starter): $(count "$LOGS/starter-test.json") [$((SECONDS - t0)) s]"
+        else
+            note "starter build FAILED"
+        fi ;;
+    *) note "unknown stage $stage" ;;
+    esac
+done
+
+tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs
+echo
+echo "================ summary"
+printf '%s\n' "${summary[@]}"
