@@ -50,10 +50,8 @@ for stage in "${stages[@]}"; do
     sanitize)
         for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
             t1=$SECONDS
-            COURSE_SANITIZER=1 meson test -C "$build" --suite "${SANITIZE_SUITES:-gpu}" --print-errorlogs \
-                --num-processes 1 --timeout-multiplier 4 \
-                --wrapper "compute-sanitizer --tool $tool --error-exitcode 99 --print-limit 20 --report-api-errors no" \
-                > "$LOGS/sanitize-$tool.log" 2>&1
+            meson test -C "$build" --setup "common:$tool" --suite "${SANITIZE_SUITES:-gpu}" --print-errorlogs \
+                --num-processes 1 > "$LOGS/sanitize-$tool.log" 2>&1
             cp "$build/meson-logs/testlog.json" "$LOGS/sanitize-$tool.json"
             note "compute-sanitizer $tool: $(count "$LOGS/sanitize-$tool.json") [$((SECONDS - t1)) s]"
         done ;;

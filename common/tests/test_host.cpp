@@ -136,9 +136,11 @@ TEST_CASE("verification reports the first mismatch")
 TEST_CASE("test sizes and block sizes")
 {
     const auto sizes = course::testing::standard_sizes(256);
-    const std::vector<std::size_t> expected{0, 1, 2, 31, 32, 33, 255, 256, 257, 999983, (1u << 24) + 7};
+    std::vector<std::size_t> expected{0, 1, 2, 31, 32, 33, 255, 256, 257, 999983, (1u << 24) + 7};
+    if (course::testing::under_sanitizer()) expected.pop_back();
     CHECK(sizes == expected);
-    CHECK(course::testing::standard_sizes(32).size() == 8);  // block-1, block, block+1 are 31, 32, 33 again
+    // block-1, block, block+1 are 31, 32, 33 again
+    CHECK(course::testing::standard_sizes(32).size() == expected.size() - 3);
     CHECK(course::testing::power_of_two_blocks() == std::vector<int>{32, 64, 128, 256, 512, 1024});
     CHECK(course::median({3, 1, 2}) == 2);
     CHECK(course::median({4, 1, 2, 3}) == 2.5);
