@@ -110,13 +110,14 @@ void BenchTable::print(std::ostream& out) const
         << "\n\n";
 }
 
-void BenchTable::write_csv(const std::string& path) const
+void BenchTable::write_csv(const std::string& path, bool append) const
 {
-    std::ofstream f(path);
+    std::ofstream f(path, append ? std::ios::app : std::ios::trunc);
     if (!f) throw std::runtime_error("cannot write " + path);
     const std::string stamp_gpu = csv_field(device_info().name);
-    f << "title,gpu,date,n,kernel,is_reference,median_ms,min_ms,max_ms,runs,bytes,gbps,pct_of_copy,"
-         "step_speedup,total_speedup,vs_reference,copy_gbps\n";
+    if (f.tellp() == 0)
+        f << "title,gpu,date,n,kernel,is_reference,median_ms,min_ms,max_ms,runs,bytes,gbps,pct_of_copy,"
+             "step_speedup,total_speedup,vs_reference,copy_gbps\n";
     auto line = [&](const Row& r, const Row* prev, bool is_ref) {
         f << csv_field(title_) << ',' << stamp_gpu << ',' << today_utc() << ',' << n_ << ','
           << csv_field(r.kernel) << ',' << (is_ref ? 1 : 0) << ',' << r.t.median_ms << ',' << r.t.min_ms << ','

@@ -40,7 +40,9 @@ public:
     void add(std::string kernel, const Timing& t, double bytes);
     void set_reference(std::string name, const Timing& t, double bytes);
     void print(std::ostream& out) const;
-    void write_csv(const std::string& path) const;
+    // append = true adds the rows to an existing file (the header is written only into an empty file), so
+    // a benchmark with several tables (inputs, sizes) writes one CSV.
+    void write_csv(const std::string& path, bool append = false) const;
 
 private:
     struct Row {
