@@ -4,6 +4,7 @@
 #include "course/device_buffer.hpp"
 
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -112,10 +113,12 @@ void BenchTable::print(std::ostream& out) const
 
 void BenchTable::write_csv(const std::string& path, bool append) const
 {
+    std::error_code ec;
+    const bool needs_header = !append || std::filesystem::file_size(path, ec) == 0 || ec;
     std::ofstream f(path, append ? std::ios::app : std::ios::trunc);
     if (!f) throw std::runtime_error("cannot write " + path);
     const std::string stamp_gpu = csv_field(device_info().name);
-    if (f.tellp() == 0)
+    if (needs_header)
         f << "title,gpu,date,n,kernel,is_reference,median_ms,min_ms,max_ms,runs,bytes,gbps,pct_of_copy,"
              "step_speedup,total_speedup,vs_reference,copy_gbps\n";
     auto line = [&](const Row& r, const Row* prev, bool is_ref) {
