@@ -88,9 +88,9 @@ std::vector<int> power_of_two_blocks(int min_block, int max_block)
     return blocks;
 }
 
-std::string call(const char* name, std::size_t n, int block)
+std::string call(const std::string& name, std::size_t n, int block)
 {
-    std::string s = std::string(name) + "(n=" + std::to_string(n);
+    std::string s = name + "(n=" + std::to_string(n);
     if (block > 0) s += ", block=" + std::to_string(block);
     return s + ")";
 }

@@ -51,20 +51,30 @@ static Timing summarize(const std::vector<double>& ms)
                   static_cast<int>(ms.size())};
 }
 
-Timing time_gpu(const std::function<void()>& enqueue, int runs, int warmup)
+Timing time_gpu_with_reset(const std::function<void()>& reset, const std::function<void()>& enqueue, int runs,
+                           int warmup)
 {
     if (runs < 1) throw std::invalid_argument("time_gpu: runs must be >= 1");
-    for (int i = 0; i < warmup; ++i) enqueue();
+    for (int i = 0; i < warmup; ++i) {
+        reset();
+        enqueue();
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     EventTimer timer;
     std::vector<double> ms;
     for (int i = 0; i < runs; ++i) {
+        reset();
         timer.start();
         enqueue();
         timer.stop();
         ms.push_back(timer.elapsed_ms());
     }
     return summarize(ms);
+}
+
+Timing time_gpu(const std::function<void()>& enqueue, int runs, int warmup)
+{
+    return time_gpu_with_reset([] {}, enqueue, runs, warmup);
 }
 
 Timing time_cpu(const std::function<void()>& work, int runs, int warmup)

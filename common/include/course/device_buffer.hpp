@@ -64,6 +64,15 @@ public:
         return out;
     }
 
+    // Device-to-device copy of all of `src`, ordered on the default stream (no host wait): restores the input
+    // of an in-place kernel between timed runs.
+    void copy_from(const DeviceBuffer& src)
+    {
+        check_fits(src.size());
+        if (src.size() > 0)
+            CUDA_CHECK(cudaMemcpyAsync(ptr_, src.data(), src.bytes(), cudaMemcpyDeviceToDevice));
+    }
+
     // Sets every byte to `byte`: checks poison outputs with it so an unwritten element cannot look right.
     void fill_bytes(unsigned char byte)
     {

@@ -7,7 +7,8 @@
 //  - REQUIRE_GPU_MEMORY(bytes) does the same when the device has too little free memory (the `large` suite).
 //  - course::testing::seed() is fresh each run unless COURSE_SEED is set; a failing run prints it so it can
 //    be replayed: COURSE_SEED=<seed> meson test ...
-//  - CHECK_RESULT / CHECK_ARRAY fail with a message that names the task:
+//  - CHECK_RESULT / CHECK_ARRAY fail with a message that names the task (`task` may be a const char*;
+//    elsewhere in doctest messages wrap a const char* in std::string, or doctest >= 2.4.10 prints the pointer):
 //      TODO(03.2): reduce_interleaved(n=33, block=32) returned 0, expected 561
 #pragma once
 
@@ -41,7 +42,7 @@ bool under_sanitizer();
 std::vector<int> power_of_two_blocks(int min_block = 32, int max_block = 1024);
 
 // "name(n=33, block=32)"
-std::string call(const char* name, std::size_t n, int block = 0);
+std::string call(const std::string& name, std::size_t n, int block = 0);
 
 namespace detail {  // read by the doctest main
 int skipped_gpu_cases();
@@ -64,16 +65,17 @@ std::uint64_t run_seed();
 // Scalar result: exact comparison (use a tolerance check by hand for floats).
 #define CHECK_RESULT(task, what, got, expected)                                                               \
     do {                                                                                                      \
-        const auto& course_got_ = (got);                                                                      \
-        const auto& course_expected_ = (expected);                                                            \
+        /* copies, not references: `got` is often an element of a temporary, e.g. d_total.to_host()[0] */    \
+        const auto course_got_ = (got);                                                                       \
+        const auto course_expected_ = (expected);                                                             \
         if (!(course_got_ == course_expected_))                                                               \
-            FAIL_CHECK(task << ": " << what << " returned " << +course_got_ << ", expected "                  \
-                            << +course_expected_);                                                            \
+            FAIL_CHECK(::std::string(task) << ": " << what << " returned " << +course_got_ << ", expected "   \
+                                             << +course_expected_);                                           \
     } while (0)
 
 // Arrays of n elements: exact, reporting the first mismatch.
 #define CHECK_ARRAY(task, what, got_ptr, expected_ptr, n)                                                     \
     do {                                                                                                      \
         if (const auto course_mm_ = ::course::first_mismatch((expected_ptr), (got_ptr), (n)))                 \
-            FAIL_CHECK(task << ": " << what << ": " << ::course::describe(*course_mm_, (n)));                 \
+            FAIL_CHECK(::std::string(task) << ": " << what << ": " << ::course::describe(*course_mm_, (n)));  \
     } while (0)

@@ -55,6 +55,11 @@ double median(std::vector<double> values);
 // each between two events; returns the median, min and max.
 Timing time_gpu(const std::function<void()>& enqueue, int runs = 20, int warmup = 3);
 
+// For work that destroys its input (in-place reductions): `reset` (e.g. a device-to-device copy from a
+// pristine input) is enqueued before every run, warm-up included, outside the two events, so it is not timed.
+Timing time_gpu_with_reset(const std::function<void()>& reset, const std::function<void()>& enqueue,
+                           int runs = 20, int warmup = 3);
+
 // The same with a host clock, for CPU code.
 Timing time_cpu(const std::function<void()>& work, int runs = 5, int warmup = 1);
 

@@ -1,0 +1,115 @@
+// Chapter 04 demo: one random input summed on the CPU and by every kernel of the chapter, checked and timed;
+// then floats (how the order of the blocks' atomics shows in a float sum) and bytes.
+//   build/subprojects/04_unroll_warp/unroll_warp_demo --n 2^24 --block 256 --seed 1
+#include "progression.hpp"
+#include "unroll_warp.hpp"
+
+#include "course/args.hpp"
+#include "course/check.hpp"
+#include "course/data.hpp"
+#include "course/device.hpp"
+#include "course/device_buffer.hpp"
+#include "course/reference.hpp"
+#include "course/report.hpp"
+#include "course/timer.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int gpu_runs = 20;
+constexpr int order_runs = 10;
+
+// Runs a float kernel `order_runs` times on the same input and prints every distinct result.
+template <class Total>
+void print_distinct_results(const char* label, const course::DeviceBuffer<float>& d_in, std::size_t n, int block,
+                            int digits)
+{
+    course::DeviceBuffer<Total> total(1);
+    std::set<Total> results;
+    for (int run = 0; run < order_runs; ++run) {
+        reduce_vectorized_float(d_in.data(), n, total.data(), block);
+        results.insert(total.to_host()[0]);
+    }
+    std::cout.precision(digits);
+    std::cout << "  reduce_vectorized_float, " << label << ", " << order_runs << " runs: " << results.size()
+              << " distinct result(s):";
+    for (Total r : results) std::cout << ' ' << r;
+    std::cout << '\n';
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const course::ArgSpec spec{"unroll_warp_demo", "sum random ints, floats and bytes with every chapter 04 kernel",
+                               std::size_t{1} << 24, std::size_t{1} << 30};
+    const course::Args args = course::parse_args(argc, argv, spec);
+
+    return course::run_main(spec.program, [&] {
+        std::cout << course::describe(course::device_info()) << '\n';
+        const auto data = course::random_ints(args.n, args.seed);
+        const long long expected = course::sum_reference(data.data(), args.n);
+        std::cout << "n = " << args.n << ", block = " << args.block << ", seed = " << args.seed
+                  << ", expected sum = " << expected << "\n\n";
+
+        const double bytes = static_cast<double>(args.n * sizeof(int));
+        course::ResultTable table("04_unroll_warp, int32, block = " + std::to_string(args.block) + ": median of " +
+                                  std::to_string(gpu_runs) + " GPU runs");
+        long long cpu = 0;
+        const auto cpu_time = course::time_cpu([&] { cpu = course::sum_reference(data.data(), args.n); });
+        table.add("CPU sum_reference", std::to_string(cpu), cpu == expected, cpu_time.median_ms, bytes);
+
+        course::DeviceBuffer<int> d_in(args.n);
+        d_in.copy_from_host(data);
+        course::DeviceBuffer<long long> total(1);
+        for (const IntVariant& v : progression) {
+            const auto t = course::time_gpu([&] { v.reduce(d_in.data(), args.n, total.data(), args.block); }, gpu_runs);
+            const long long got = total.to_host()[0];
+            table.add(v.name, std::to_string(got), got == expected, t.median_ms, bytes);
+        }
+        table.print(std::cout);
+
+        // Floats: the same kernel, float4 loads, two accumulators.
+        const auto floats = course::random_floats(args.n, args.seed);
+        const double reference = course::sum_reference(floats.data(), args.n);
+        const double tolerance = 2.0 * static_cast<double>(args.n) * 0x1p-53 *
+                                 course::sum_abs_reference(floats.data(), args.n);
+        float forward = 0, backward = 0;
+        for (std::size_t i = 0; i < args.n; ++i) forward += floats[i];
+        for (std::size_t i = args.n; i > 0; --i) backward += floats[i - 1];
+        std::cout.precision(17);
+        std::cout << "Floats: " << args.n << " random values in [-1, 1), reference sum (double, compensated) "
+                  << reference << "\n";
+        std::cout.precision(9);
+        std::cout << "  CPU, float accumulator, index order " << forward << ", reverse order " << backward << '\n';
+        course::DeviceBuffer<float> d_floats(args.n);
+        d_floats.copy_from_host(floats);
+        print_distinct_results<float>("float accumulation", d_floats, args.n, args.block, 9);
+        print_distinct_results<double>("double accumulation", d_floats, args.n, args.block, 17);
+        course::DeviceBuffer<double> double_total(1);
+        reduce_vectorized_float(d_floats.data(), args.n, double_total.data(), args.block);
+        const double error = std::fabs(double_total.to_host()[0] - reference);
+        std::cout.precision(3);
+        std::cout << "  double accumulation: |error| = " << error << ", bound 2 n 2^-53 sum|x| = " << tolerance
+                  << "\n  (float addition is not associative, and the blocks' atomicAdds land in a different order\n"
+                     "  in every run; in float that changes the last digits, in double it stays far below float\n"
+                     "  precision)\n\n";
+
+        // Bytes: 16 per load, summed with __dp4a.
+        const auto byte_data = course::random_bytes(args.n, args.seed, course::ByteDistribution::uniform);
+        const long long byte_expected = course::sum_reference(byte_data.data(), args.n);
+        course::DeviceBuffer<std::uint8_t> d_bytes(args.n);
+        d_bytes.copy_from_host(byte_data);
+        reduce_vectorized_bytes(d_bytes.data(), args.n, total.data(), args.block);
+        const long long byte_got = total.to_host()[0];
+        std::cout << "Bytes: " << args.n << " random bytes, reduce_vectorized_bytes " << byte_got << ", expected "
+                  << byte_expected << (byte_got == byte_expected ? " (correct)" : " (WRONG)") << '\n';
+
+        return table.all_correct() && error <= tolerance && byte_got == byte_expected ? 0 : 1;
+    });
+}

@@ -1,0 +1,98 @@
+// The seed's last-warp unroll, kept as a warning: `volatile` shared memory and no synchronization, relying
+// on the 32 threads of a warp running in lockstep. Not part of the graded checks. Run it, then run it under
+// the race checker (see the README, "The volatile last warp"):
+//   build/subprojects/04_unroll_warp/unroll_warp_race_demo
+//   compute-sanitizer --tool racecheck build/subprojects/04_unroll_warp/unroll_warp_race_demo --n 2^16
+#include "course/args.hpp"
+#include "course/check.hpp"
+#include "course/data.hpp"
+#include "course/device_buffer.hpp"
+#include "course/reference.hpp"
+
+#include <cstdint>
+#include <iostream>
+
+namespace {
+
+// Seed version: every step is `sdata[tid] += sdata[tid + offset]` by all 32 threads at once. Thread t reads
+// sdata[t + 16] while thread t + 16 writes it; that was harmless only while a warp executed one instruction
+// for all its threads at the same time. Since Volta (independent thread scheduling) the threads of a warp
+// may be at different steps, nothing orders the read before the write, and the C++ model calls it a data
+// race: undefined behaviour, whatever the result looks like. `volatile` only stops the compiler from keeping
+// values in registers; it orders nothing between threads.
+__device__ void warp_sum_volatile(volatile long long* sdata, unsigned tid)
+{
+    sdata[tid] += sdata[tid + 32];
+    sdata[tid] += sdata[tid + 16];
+    sdata[tid] += sdata[tid + 8];
+    sdata[tid] += sdata[tid + 4];
+    sdata[tid] += sdata[tid + 2];
+    sdata[tid] += sdata[tid + 1];
+}
+
+// reduce_unrolling8 with the seed's last warp. Needs blockDim.x >= 64 (the first step reads sdata[tid + 32]).
+__global__ void reduce_unroll_warp_volatile(const int* in, std::size_t n, long long* total)
+{
+    extern __shared__ long long sdata[];
+    const unsigned tid = threadIdx.x;
+    const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x * 8 + tid;
+    long long sum = 0;
+    for (int k = 0; k < 8; ++k) {
+        const std::size_t i = first + static_cast<std::size_t>(k) * blockDim.x;
+        if (i < n) sum += in[i];
+    }
+    sdata[tid] = sum;
+    __syncthreads();
+    for (unsigned stride = blockDim.x / 2; stride > 32; stride /= 2) {
+        if (tid < stride) sdata[tid] += sdata[tid + stride];
+        __syncthreads();
+    }
+    if (tid < 32) warp_sum_volatile(sdata, tid);
+    if (tid == 0) atomicAdd(reinterpret_cast<unsigned long long*>(total), static_cast<unsigned long long>(sdata[0]));
+}
+
+constexpr int trials = 20;
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    course::ArgSpec spec{"unroll_warp_race_demo",
+                         "the seed's volatile last-warp unroll (undefined behaviour since Volta); run it under "
+                         "racecheck",
+                         std::size_t{1} << 20, std::size_t{1} << 28};
+    spec.min_block = 64;
+    const course::Args args = course::parse_args(argc, argv, spec);
+
+    return course::run_main(spec.program, [&] {
+        const auto data = course::random_ints(args.n, args.seed);
+        const long long expected = course::sum_reference(data.data(), args.n);
+        std::cout << "n = " << args.n << ", block = " << args.block << ", seed = " << args.seed
+                  << ", expected sum = " << expected << "; " << trials << " runs\n";
+        if (args.n == 0) return 0;
+
+        course::DeviceBuffer<int> d_in(args.n);
+        d_in.copy_from_host(data);
+        course::DeviceBuffer<long long> total(1);
+        const std::size_t per_block = static_cast<std::size_t>(args.block) * 8;
+        const auto blocks = static_cast<unsigned>((args.n + per_block - 1) / per_block);
+        int wrong = 0;
+        long long example = expected;
+        for (int t = 0; t < trials; ++t) {
+            total.fill_bytes(0);
+            reduce_unroll_warp_volatile<<<blocks, args.block, args.block * sizeof(long long)>>>(d_in.data(), args.n,
+                                                                                              total.data());
+            CUDA_CHECK_LAUNCH();
+            if (const long long got = total.to_host()[0]; got != expected) {
+                ++wrong;
+                example = got;
+            }
+        }
+        std::cout << "reduce_unroll_warp_volatile: wrong in " << wrong << " of " << trials << " runs";
+        if (wrong > 0) std::cout << " (e.g. " << example << ")";
+        std::cout << "\nA correct result proves nothing: the warp happened to stay in step this time, on this GPU,\n"
+                     "with this compiler. compute-sanitizer --tool racecheck reports the hazards either way;\n"
+                     "reduce_unroll_warp_syncwarp (TODO 04.2) is the correct version.\n";
+        return 0;
+    });
+}

@@ -1,0 +1,392 @@
+// Chapter 04 reference solution.
+#include "unroll_warp.hpp"
+
+#include "reduce_support.cuh"
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+#include <type_traits>
+
+namespace cg = cooperative_groups;
+using namespace unroll_warp;
+
+namespace {
+
+// The shared-memory tree of chapter 03 (sequential addressing): halve the active threads each step, with a
+// __syncthreads() between steps. Afterwards partial[0] holds the block's total.
+__device__ void tree_sum(long long* partial)
+{
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+        __syncthreads();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------- 04.1
+// Unrolling fixes chapter 03's idle loads: one thread adds Unroll elements, one from each of Unroll
+// neighbouring data blocks, so Unroll independent loads are in flight at once and the grid is Unroll times
+// smaller. Every load is guarded: the last data blocks may be partial.
+template <int Unroll>
+__device__ long long thread_sum_unrolled(const int* in, std::size_t n)
+{
+    const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x * Unroll + threadIdx.x;
+    long long sum = 0;
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k) {
+        const std::size_t i = first + static_cast<std::size_t>(k) * blockDim.x;
+        if (i < n) sum += in[i];
+    }
+    return sum;
+}
+
+template <int Unroll>
+__global__ void reduce_unrolling_kernel(const int* in, std::size_t n, long long* total)
+{
+    extern __shared__ long long partial[];  // blockDim.x values, 64-bit so no partial sum can overflow
+    partial[threadIdx.x] = thread_sum_unrolled<Unroll>(in, n);
+    __syncthreads();
+    tree_sum(partial);
+    if (threadIdx.x == 0) atomic_add(total, partial[0]);
+}
+
+// ---------------------------------------------------------------------------------------------- 04.2
+// The last warp: once 64 values are left, warp 0 finishes alone and a block-wide __syncthreads() per step
+// is wasted. The seed relied on the 32 threads running in lockstep (plus `volatile`); since Volta they
+// need not, so each step reads, waits for the whole warp (__syncwarp), writes, and waits again.
+// Called by the 32 threads of warp 0; partial[0] ends with the total.
+__device__ __forceinline__ void last_warp_sum(long long* partial, unsigned first_offset)
+{
+    const unsigned lane = threadIdx.x;
+    long long v = partial[lane];
+    for (unsigned offset = first_offset; offset > 0; offset /= 2) {
+        if (lane < offset) v += partial[lane + offset];
+        __syncwarp();  // every read of this step happens before any write
+        partial[lane] = v;
+        __syncwarp();  // every write happens before the next step's reads
+    }
+}
+
+__device__ void tree_sum_syncwarp(long long* partial)
+{
+    for (unsigned stride = blockDim.x / 2; stride > 32; stride /= 2) {
+        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+        __syncthreads();
+    }
+    if (threadIdx.x < 32) last_warp_sum(partial, blockDim.x >= 64 ? 32 : 16);
+}
+
+__global__ void reduce_unroll_warp_syncwarp_kernel(const int* in, std::size_t n, long long* total)
+{
+    extern __shared__ long long partial[];
+    partial[threadIdx.x] = thread_sum_unrolled<8>(in, n);
+    __syncthreads();
+    tree_sum_syncwarp(partial);
+    if (threadIdx.x == 0) atomic_add(total, partial[0]);
+}
+
+// ---------------------------------------------------------------------------------------------- 04.3
+// Complete unrolling removes the loop: with the block size known at compile time every step is a constant
+// test the compiler folds away, leaving straight-line code (no loop counter, no shifts, no branches on it).
+template <int BlockSize>
+__device__ void tree_sum_complete_unroll(long long* partial)
+{
+    const unsigned tid = threadIdx.x;
+    if (BlockSize >= 1024) { if (tid < 512) partial[tid] += partial[tid + 512]; __syncthreads(); }
+    if (BlockSize >= 512) { if (tid < 256) partial[tid] += partial[tid + 256]; __syncthreads(); }
+    if (BlockSize >= 256) { if (tid < 128) partial[tid] += partial[tid + 128]; __syncthreads(); }
+    if (BlockSize >= 128) { if (tid < 64) partial[tid] += partial[tid + 64]; __syncthreads(); }
+    if (tid < 32) last_warp_sum(partial, BlockSize >= 64 ? 32 : 16);
+}
+
+template <int BlockSize>
+__global__ void __launch_bounds__(BlockSize) reduce_complete_unroll_kernel(const int* in, std::size_t n,
+                                                                            long long* total)
+{
+    __shared__ long long partial[BlockSize];
+    partial[threadIdx.x] = thread_sum_unrolled<8>(in, n);
+    __syncthreads();
+    tree_sum_complete_unroll<BlockSize>(partial);
+    if (threadIdx.x == 0) atomic_add(total, partial[0]);
+}
+
+// ---------------------------------------------------------------------------------------------- 04.4
+// Many elements per thread fixes the cost of a huge grid (n / 2048 blocks, each paying its start-up, tree
+// and atomic): a grid that just fills the GPU walks the array with a 64-bit grid-stride loop. Four
+// independent loads per iteration keep memory busy; one load instruction of a warp still reads 128
+// consecutive bytes.
+__device__ long long thread_sum_grid_stride(const int* in, std::size_t n)
+{
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    long long sum = 0;
+    for (; i + 3 * stride < n; i += 4 * stride)
+        sum += static_cast<long long>(in[i]) + in[i + stride] + in[i + 2 * stride] + in[i + 3 * stride];
+    for (; i < n; i += stride) sum += in[i];
+    return sum;
+}
+
+template <int BlockSize>
+__global__ void __launch_bounds__(BlockSize) reduce_grid_stride_kernel(const int* in, std::size_t n,
+                                                                        long long* total)
+{
+    __shared__ long long partial[BlockSize];
+    partial[threadIdx.x] = thread_sum_grid_stride(in, n);
+    __syncthreads();
+    tree_sum_complete_unroll<BlockSize>(partial);
+    if (threadIdx.x == 0) atomic_add(total, partial[0]);
+}
+
+// ---------------------------------------------------------------------------------------------- 04.5
+// Shuffles fix the shared-memory round trips of the tree: a warp adds its 32 values in registers, each
+// lane reading another lane's register directly. The _sync mask says which lanes take part (all 32) and
+// makes the exchange a synchronization point, so it is correct under independent thread scheduling.
+// Lane 0 ends with the warp's total.
+struct ShflWarpSum {
+    template <class T>
+    __device__ T operator()(T v) const
+    {
+        for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+        return v;
+    }
+};
+
+// cooperative_groups::reduce says the same thing without the offsets; the library picks the instructions.
+// tiled_partition is collective over the whole block, so the tile is made when the functor is constructed
+// (by every thread, in block_sum), not inside the `warp == 0` branch.
+struct CgWarpSum {
+    cg::thread_block_tile<32> warp;
+    __device__ CgWarpSum() : warp(cg::tiled_partition<32>(cg::this_thread_block())) {}
+    __device__ long long operator()(long long v) const { return cg::reduce(warp, v, cg::plus<long long>()); }
+};
+
+// __reduce_add_sync (sm_80+) sums a warp's 32-bit values in ONE instruction. Our values are 64-bit, so they
+// go in three pieces that cannot lose a carry: the low and the middle 16 bits (32 x 65535 < 2^21) and the
+// high 32 bits, whose sum may wrap: wrapping modulo 2^32 before the shift by 32 is harmless modulo 2^64.
+struct ReduxWarpSum {
+    __device__ long long operator()(long long v) const
+    {
+#if __CUDA_ARCH__ >= 800
+        const auto bits = static_cast<unsigned long long>(v);
+        const unsigned low = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(bits & 0xffffu));
+        const unsigned middle = __reduce_add_sync(0xffffffffu, static_cast<unsigned>((bits >> 16) & 0xffffu));
+        const unsigned high = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(bits >> 32));
+        return static_cast<long long>((static_cast<unsigned long long>(high) << 32) +
+                                      (static_cast<unsigned long long>(middle) << 16) + low);
+#else
+        return ShflWarpSum{}(v);  // no redux.sync before sm_80
+#endif
+    }
+};
+
+// Two levels: every warp sums its values, lane 0 of each warp leaves the warp's total in shared memory, and
+// warp 0 sums those (at most 32). Thread 0 returns the block's total. Call once per kernel.
+template <class WarpSum, class T>
+__device__ T block_sum(T v)
+{
+    __shared__ T warp_totals[32];
+    const WarpSum warp_sum{};  // made by every thread of the block, before any branch (see CgWarpSum)
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);
+    if (lane == 0) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) v = warp_sum(lane < blockDim.x / 32 ? warp_totals[lane] : T(0));
+    return v;
+}
+
+template <class WarpSum>
+__global__ void reduce_warp_kernel(const int* in, std::size_t n, long long* total)
+{
+    const long long sum = block_sum<WarpSum>(thread_sum_grid_stride(in, n));
+    if (threadIdx.x == 0) atomic_add(total, sum);
+}
+
+// ---------------------------------------------------------------------------------------------- 04.6
+// One pass plus a cheap final step replaces the memset before the kernel: each block adds its total to a
+// running total and counts itself done; the block that finishes last copies the running total to *total
+// and resets the running total and the counter for the next launch. Thread 0 only.
+template <class Acc>
+__device__ void publish_block_total(Acc block_total, Acc* total)
+{
+    Acc* running = running_total<Acc>();
+    atomic_add(running, block_total);
+    __threadfence();  // our addition is done before anyone can count us as finished
+    if (atomicAdd(&blocks_done, 1u) == gridDim.x - 1) {
+        *total = atomic_add(running, Acc(0));  // an atomic read sees every block's addition
+        *running = Acc(0);
+        blocks_done = 0;
+    }
+}
+
+// Vector loads fix the instruction count of 04.5: one 16-byte load brings 4 ints (or 4 floats, 16 bytes),
+// and four of them in flight per thread keep 64 bytes per thread on the way from memory. A 16-byte load
+// needs a 16-byte aligned address, so elements before the first boundary (the head) and after the last
+// whole vector (the tail) are added one by one: fewer than 16 bytes each, by the first threads of the grid.
+template <class T, class Acc>
+__global__ void reduce_vectorized_kernel(const T* in, std::size_t n, Acc* total)
+{
+    constexpr std::size_t per_vector = 16 / sizeof(T);
+    const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(in) % 16;  // a multiple of sizeof(T)
+    const std::size_t to_boundary = (16 - misalignment) % 16 / sizeof(T);
+    const std::size_t head = to_boundary < n ? to_boundary : n;
+    const std::size_t vectors = (n - head) / per_vector;
+    const std::size_t tail = head + vectors * per_vector;  // index of the first tail element
+    const int4* body = reinterpret_cast<const int4*>(in + head);
+
+    const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    Acc sum = 0;
+    std::size_t i = thread;
+    for (; i + 3 * stride < vectors; i += 4 * stride) {
+        const int4 a = body[i], b = body[i + stride], c = body[i + 2 * stride], d = body[i + 3 * stride];
+        sum += (vector_sum<T, Acc>(a) + vector_sum<T, Acc>(b)) + (vector_sum<T, Acc>(c) + vector_sum<T, Acc>(d));
+    }
+    for (; i < vectors; i += stride) sum += vector_sum<T, Acc>(body[i]);
+    if (thread < head) sum += static_cast<Acc>(in[thread]);
+    if (thread < n - tail) sum += static_cast<Acc>(in[tail + thread]);
+
+    sum = block_sum<ShflWarpSum>(sum);
+    if (threadIdx.x == 0) publish_block_total(sum, total);
+}
+
+// ---------------------------------------------------------------------------------------------- launchers
+
+using Kernel = void(const int*, std::size_t, long long*);
+
+// The shared-memory kernels of 04.1 and 04.2: one thread per `unroll` elements, one 64-bit shared value per
+// thread, one atomicAdd per block into *d_total, which is zeroed first.
+void launch_shared_tree(const char* name, Kernel* kernel, int unroll, const int* d_in, std::size_t n,
+                        long long* d_total, int block)
+{
+    check_arguments(name, d_in, n, d_total, block);
+    CUDA_CHECK(cudaMemsetAsync(d_total, 0, sizeof(long long)));
+    if (n == 0) return;
+    const unsigned grid = blocks_needed(name, n, static_cast<std::size_t>(block) * unroll);
+    kernel<<<grid, block, block * sizeof(long long)>>>(d_in, n, d_total);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Grid-stride kernels: enough blocks to give every thread `per_thread` elements, at most one full GPU.
+template <class K>
+unsigned grid_stride_blocks(K* kernel, const char* name, std::size_t n, int block, std::size_t per_thread)
+{
+    const unsigned wanted = blocks_needed(name, n, static_cast<std::size_t>(block) * per_thread);
+    const unsigned resident = resident_blocks(kernel, block);
+    return wanted < resident ? wanted : resident;
+}
+
+// Calls launch(std::integral_constant<int, B>) for the run-time block size B (already checked to be a
+// power of two in [32, 1024]), so `launch` can instantiate a kernel template with it.
+template <class Launch>
+void dispatch_block(int block, Launch launch)
+{
+    switch (block) {
+    case 32: launch(std::integral_constant<int, 32>{}); break;
+    case 64: launch(std::integral_constant<int, 64>{}); break;
+    case 128: launch(std::integral_constant<int, 128>{}); break;
+    case 256: launch(std::integral_constant<int, 256>{}); break;
+    case 512: launch(std::integral_constant<int, 512>{}); break;
+    default: launch(std::integral_constant<int, 1024>{}); break;
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+// The warp-level kernels of 04.5 add one total per block into *d_total, zeroed first.
+template <class WarpSum>
+void launch_warp(const char* name, const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    check_arguments(name, d_in, n, d_total, block);
+    CUDA_CHECK(cudaMemsetAsync(d_total, 0, sizeof(long long)));
+    if (n == 0) return;
+    const auto kernel = reduce_warp_kernel<WarpSum>;
+    kernel<<<grid_stride_blocks(kernel, name, n, block, 4), block>>>(d_in, n, d_total);
+    CUDA_CHECK_LAUNCH();
+}
+
+// No memset: the last block writes *d_total. n = 0 still launches one block, which publishes 0.
+template <class T, class Acc>
+void launch_vectorized(const char* name, const T* d_in, std::size_t n, Acc* d_total, int block)
+{
+    check_arguments(name, d_in, n, d_total, block);
+    const auto kernel = reduce_vectorized_kernel<T, Acc>;
+    const std::size_t per_thread = 4 * 16 / sizeof(T);  // one loop iteration: four 16-byte vectors
+    const unsigned grid = n == 0 ? 1 : grid_stride_blocks(kernel, name, n, block, per_thread);
+    kernel<<<grid, block>>>(d_in, n, d_total);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void reduce_unrolling2(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_shared_tree("reduce_unrolling2", reduce_unrolling_kernel<2>, 2, d_in, n, d_total, block);
+}
+void reduce_unrolling4(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_shared_tree("reduce_unrolling4", reduce_unrolling_kernel<4>, 4, d_in, n, d_total, block);
+}
+void reduce_unrolling8(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_shared_tree("reduce_unrolling8", reduce_unrolling_kernel<8>, 8, d_in, n, d_total, block);
+}
+
+void reduce_unroll_warp_syncwarp(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_shared_tree("reduce_unroll_warp_syncwarp", reduce_unroll_warp_syncwarp_kernel, 8, d_in, n, d_total, block);
+}
+
+void reduce_complete_unroll(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    const char* name = "reduce_complete_unroll";
+    check_arguments(name, d_in, n, d_total, block);
+    CUDA_CHECK(cudaMemsetAsync(d_total, 0, sizeof(long long)));
+    if (n == 0) return;
+    const unsigned grid = blocks_needed(name, n, static_cast<std::size_t>(block) * 8);
+    dispatch_block(block, [&](auto block_size) {
+        constexpr int B = decltype(block_size)::value;
+        reduce_complete_unroll_kernel<B><<<grid, B>>>(d_in, n, d_total);
+    });
+}
+
+void reduce_grid_stride(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    const char* name = "reduce_grid_stride";
+    check_arguments(name, d_in, n, d_total, block);
+    CUDA_CHECK(cudaMemsetAsync(d_total, 0, sizeof(long long)));
+    if (n == 0) return;
+    dispatch_block(block, [&](auto block_size) {
+        constexpr int B = decltype(block_size)::value;
+        const auto kernel = reduce_grid_stride_kernel<B>;
+        kernel<<<grid_stride_blocks(kernel, name, n, B, 4), B>>>(d_in, n, d_total);
+    });
+}
+
+void reduce_shfl(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_warp<ShflWarpSum>("reduce_shfl", d_in, n, d_total, block);
+}
+void reduce_cg(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_warp<CgWarpSum>("reduce_cg", d_in, n, d_total, block);
+}
+void reduce_redux(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_warp<ReduxWarpSum>("reduce_redux", d_in, n, d_total, block);
+}
+
+void reduce_vectorized(const int* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_vectorized("reduce_vectorized", d_in, n, d_total, block);
+}
+void reduce_vectorized_float(const float* d_in, std::size_t n, double* d_total, int block)
+{
+    launch_vectorized("reduce_vectorized_float", d_in, n, d_total, block);
+}
+void reduce_vectorized_float(const float* d_in, std::size_t n, float* d_total, int block)
+{
+    launch_vectorized("reduce_vectorized_float", d_in, n, d_total, block);
+}
+void reduce_vectorized_bytes(const std::uint8_t* d_in, std::size_t n, long long* d_total, int block)
+{
+    launch_vectorized("reduce_vectorized_bytes", d_in, n, d_total, block);
+}

@@ -1,0 +1,231 @@
+// Chapter 06 reference solution.
+#include "histogram.hpp"
+
+#include "course/check.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+constexpr int kBins = 256;
+constexpr int kLanes = 32;               // sub-histograms per block in 06.4 and 06.5: one per lane of a warp
+constexpr int kVectorsPerIteration = 4;  // 16-byte loads each thread keeps in flight in 06.5
+
+// ------------------------------------------------------------------------------------------- launcher helpers
+void validate(const char* name, const std::uint8_t* d_in, std::size_t n, const unsigned* d_bins, int block)
+{
+    const std::string fn = name;
+    if (block < 32 || block > 1024 || (block & (block - 1)) != 0)
+        throw std::invalid_argument(fn + ": block must be a power of two in [32, 1024], got " + std::to_string(block));
+    if (n > histogram_max_n)
+        throw std::invalid_argument(fn + ": n = " + std::to_string(n) +
+                                    " bytes could overflow a 32-bit bin (at most 2^32 - 1 bytes)");
+    if (d_bins == nullptr || (n > 0 && d_in == nullptr)) throw std::invalid_argument(fn + ": null device pointer");
+}
+
+void zero_bins(unsigned* d_bins) { CUDA_CHECK(cudaMemsetAsync(d_bins, 0, kBins * sizeof(unsigned))); }
+
+int sm_count()
+{
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+}
+
+// The seed's grid: twice as many blocks as SMs, whatever the kernel and the block size.
+int seed_grid() { return 2 * sm_count(); }
+
+// As many blocks as the whole GPU holds at once (SMs x resident blocks per SM, from the occupancy API), but no
+// more than there is work for. Cached per kernel and block size: the answer only affects speed, never results.
+template <auto kernel>
+int full_gpu_grid(int block, std::size_t useful_blocks)
+{
+    static std::atomic<int> cached[11];  // index log2(block): 5..10
+    std::atomic<int>& slot = cached[__builtin_ctz(static_cast<unsigned>(block))];
+    int resident = slot.load(std::memory_order_relaxed);
+    if (resident == 0) {
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+        resident = sm_count() * (per_sm > 0 ? per_sm : 1);
+        slot.store(resident, std::memory_order_relaxed);
+    }
+    return static_cast<int>(useful_blocks < static_cast<std::size_t>(resident) ? useful_blocks : resident);
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// ------------------------------------------------------------------------------------------------- kernels
+// __launch_bounds__(1024): every kernel accepts 1024-thread blocks, so the compiler must fit 64 registers.
+
+// 06.2, the seed's first GPU version: one global atomicAdd per byte. Correct, but 2^30 bytes land on only 256
+// addresses, and the L2 applies the updates of one address one after another.
+__global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+{
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        atomicAdd(&bins[in[i]], 1u);
+}
+
+// 06.3, the seed's privatized version: each block counts into 256 bins in shared memory (fast atomics, contended
+// only by its own threads) and adds them to the global bins once. Fixed: the seed zeroed temp[threadIdx.x], which
+// is right only for exactly 256 threads, and indexed with a 32-bit int.
+__global__ void __launch_bounds__(1024) shared_atomics_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+{
+    __shared__ unsigned block_bins[kBins];
+    for (int b = threadIdx.x; b < kBins; b += blockDim.x) block_bins[b] = 0;
+    __syncthreads();
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        atomicAdd(&block_bins[in[i]], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < kBins; b += blockDim.x) atomicAdd(&bins[b], block_bins[b]);
+}
+
+// 32 sub-histograms per block, stored transposed: the counter of (bin, lane) is word bin * 32 + lane. Its bank
+// is (bin * 32 + lane) % 32 = lane, so the 32 lanes of a warp update 32 different banks whatever their bytes -
+// uniform, skewed or all equal. Lane L of every warp in the block shares column L, hence still atomics.
+__device__ __forceinline__ void zero_sub_histograms(unsigned* sub)
+{
+    for (int i = threadIdx.x; i < kBins * kLanes; i += blockDim.x) sub[i] = 0;
+}
+
+__device__ __forceinline__ void count_byte(unsigned* column, unsigned byte) { atomicAdd(column + byte * kLanes, 1u); }
+
+// Thread t sums row `bin` = t (t + blockDim, ...). Reading the row in the order lane = (bin + k) % 32 makes the 32
+// threads of a warp (32 consecutive bins) read 32 different banks at every k; in the order k they would all
+// read bank k at once. Bins that stayed 0 cost no global atomic.
+__device__ __forceinline__ void merge_sub_histograms(const unsigned* sub, unsigned* bins)
+{
+    for (int bin = threadIdx.x; bin < kBins; bin += blockDim.x) {
+        unsigned total = 0;
+        for (int k = 0; k < kLanes; ++k) total += sub[bin * kLanes + ((bin + k) & (kLanes - 1))];
+        if (total != 0) atomicAdd(&bins[bin], total);
+    }
+}
+
+// 06.4: fixes the bank conflicts of 06.3 (random bytes put several lanes of a warp into one bank; all-equal bytes
+// put all 32 onto one counter) with one sub-histogram per lane, and sizes the grid from the occupancy API instead
+// of the seed's 2 x SMs, which left three quarters of an H100's thread slots empty.
+__global__ void __launch_bounds__(1024) sub_histograms_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+{
+    __shared__ unsigned sub[kBins * kLanes];  // 32 KiB
+    zero_sub_histograms(sub);
+    __syncthreads();
+    unsigned* column = sub + threadIdx.x % kLanes;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        count_byte(column, in[i]);
+    __syncthreads();
+    merge_sub_histograms(sub, bins);
+}
+
+__device__ __forceinline__ void count_word(unsigned* column, unsigned word)
+{
+#pragma unroll
+    for (int k = 0; k < 4; ++k) count_byte(column, (word >> (8 * k)) & 0xFFu);
+}
+
+// 16 bytes from one load. If all 16 are equal (long runs: all-identical data, flat image regions), one add of 16
+// replaces 16 atomics; for other data the test costs a few integer instructions per 16 bytes.
+__device__ __forceinline__ void count_vector(unsigned* column, uint4 v)
+{
+    const unsigned first_byte_x4 = __byte_perm(v.x, 0, 0x0000);
+    if (v.x == first_byte_x4 && v.y == first_byte_x4 && v.z == first_byte_x4 && v.w == first_byte_x4) {
+        atomicAdd(column + (v.x & 0xFFu) * kLanes, 16u);
+        return;
+    }
+    count_word(column, v.x);
+    count_word(column, v.y);
+    count_word(column, v.z);
+    count_word(column, v.w);
+}
+
+// 06.5: fixes the memory side of 06.4. One byte per load gave each warp 32 bytes in flight - far too little to
+// keep HBM busy. Now every thread has four independent 16-byte loads in flight. uint4 loads need 16-byte aligned
+// addresses, and `in` may start anywhere, so the input is split:
+//   in: [head: bytes up to the first 16-byte boundary][body: whole uint4s][tail: the last n - 16k bytes]
+// The head and the tail (at most 15 bytes each) are counted one byte at a time by the first threads of the grid.
+__global__ void __launch_bounds__(1024) vectorized_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+{
+    __shared__ unsigned sub[kBins * kLanes];
+    zero_sub_histograms(sub);
+    __syncthreads();
+    unsigned* column = sub + threadIdx.x % kLanes;
+    const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+
+    const std::size_t to_boundary = (16 - reinterpret_cast<std::uintptr_t>(in) % 16) % 16;
+    const std::size_t head = n < to_boundary ? n : to_boundary;
+    const std::size_t vectors = (n - head) / 16;
+    const std::size_t tail = head + vectors * 16;
+    const uint4* body = reinterpret_cast<const uint4*>(in + head);  // dereferenced only when vectors > 0
+    if (thread < head) count_byte(column, in[thread]);
+    if (thread < n - tail) count_byte(column, in[tail + thread]);
+
+    std::size_t v = thread;
+    for (; v + (kVectorsPerIteration - 1) * threads < vectors; v += kVectorsPerIteration * threads) {
+        uint4 loaded[kVectorsPerIteration];
+#pragma unroll
+        for (int k = 0; k < kVectorsPerIteration; ++k) loaded[k] = __ldg(body + v + k * threads);
+#pragma unroll
+        for (int k = 0; k < kVectorsPerIteration; ++k) count_vector(column, loaded[k]);
+    }
+    for (; v < vectors; v += threads) count_vector(column, __ldg(body + v));
+    __syncthreads();
+    merge_sub_histograms(sub, bins);
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------------------------------------------- 06.1
+void histogram_cpu(const std::uint8_t* data, std::size_t n, unsigned* bins)
+{
+    if (n > histogram_max_n)
+        throw std::invalid_argument("histogram_cpu: n = " + std::to_string(n) + " could overflow a 32-bit bin");
+    for (int b = 0; b < kBins; ++b) bins[b] = 0;
+    for (std::size_t i = 0; i < n; ++i) ++bins[data[i]];
+}
+
+// ------------------------------------------------------------------------------------------------ launchers
+void histogram_global_atomics(const std::uint8_t* d_in, std::size_t n, unsigned* d_bins, int block)
+{
+    validate("histogram_global_atomics", d_in, n, d_bins, block);
+    zero_bins(d_bins);
+    if (n == 0) return;
+    global_atomics_kernel<<<seed_grid(), block>>>(d_in, n, d_bins);
+    CUDA_CHECK_LAUNCH();
+}
+
+void histogram_shared_atomics(const std::uint8_t* d_in, std::size_t n, unsigned* d_bins, int block)
+{
+    validate("histogram_shared_atomics", d_in, n, d_bins, block);
+    zero_bins(d_bins);
+    if (n == 0) return;
+    shared_atomics_kernel<<<seed_grid(), block>>>(d_in, n, d_bins);
+    CUDA_CHECK_LAUNCH();
+}
+
+void histogram_sub_histograms(const std::uint8_t* d_in, std::size_t n, unsigned* d_bins, int block)
+{
+    validate("histogram_sub_histograms", d_in, n, d_bins, block);
+    zero_bins(d_bins);
+    if (n == 0) return;
+    const int grid = full_gpu_grid<sub_histograms_kernel>(block, ceil_div(n, block));
+    sub_histograms_kernel<<<grid, block>>>(d_in, n, d_bins);
+    CUDA_CHECK_LAUNCH();
+}
+
+void histogram_vectorized(const std::uint8_t* d_in, std::size_t n, unsigned* d_bins, int block)
+{
+    validate("histogram_vectorized", d_in, n, d_bins, block);
+    zero_bins(d_bins);
+    if (n == 0) return;
+    const std::size_t bytes_per_block_iteration = static_cast<std::size_t>(block) * 16 * kVectorsPerIteration;
+    const int grid = full_gpu_grid<vectorized_kernel>(block, ceil_div(n, bytes_per_block_iteration));
+    vectorized_kernel<<<grid, block>>>(d_in, n, d_bins);
+    CUDA_CHECK_LAUNCH();
+}

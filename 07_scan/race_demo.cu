@@ -1,0 +1,55 @@
+// Chapter 07 race demo (not a graded check): Hillis-Steele in ONE shared array instead of two. In step
+// `offset`, thread i reads x[i - offset] while thread i - offset overwrites that very element with its own new
+// value: a read/write race between threads. Inside one warp the loads usually happen before the stores, so
+// the output is often right anyway; across warps nothing orders them. Let the tool find it:
+//   compute-sanitizer --tool racecheck build/07_scan/scan_race_demo
+#include "course/check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/reference.hpp"
+
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+constexpr int n = 1024;
+
+__global__ void hillis_steele_single_buffer(const int* in, int* out)
+{
+    __shared__ int x[n];
+    const unsigned i = threadIdx.x;
+    x[i] = in[i];
+    __syncthreads();
+    for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+        if (i >= offset) x[i] += x[i - offset];  // RACE: x[i - offset] may already hold this step's value
+        __syncthreads();
+    }
+    out[i] = x[i];
+}
+
+}  // namespace
+
+int main()
+{
+    return course::run_main("scan_race_demo", [] {
+        const std::vector<int> ones(n, 1);
+        std::vector<int> expected(n);
+        course::inclusive_scan_reference(ones.data(), expected.data(), n);
+        course::DeviceBuffer<int> d_in(n), d_out(n);
+        d_in.copy_from_host(ones);
+        const int runs = 20;
+        int wrong = 0;
+        for (int run = 0; run < runs; ++run) {
+            d_out.fill_bytes(0);
+            hillis_steele_single_buffer<<<1, n>>>(d_in.data(), d_out.data());
+            CUDA_CHECK_LAUNCH();
+            if (d_out.to_host() != expected) ++wrong;
+        }
+        std::printf("Hillis-Steele in one shared array, n = %d ones: %d of %d runs gave a wrong scan.\n", n, wrong,
+                    runs);
+        std::printf("A right answer does not prove there is no race: run this program under\n"
+                    "  compute-sanitizer --tool racecheck\n"
+                    "and compare with scan_hillis_steele, which reads one buffer and writes the other.\n");
+        return 0;
+    });
+}

@@ -1,0 +1,533 @@
+// Chapter 07 reference solution.
+#include "scan.hpp"
+
+#include "course/check.hpp"
+
+#include <cuda/atomic>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+// Named (not anonymous) so that helpers a half-done starter does not call yet raise no "unused" warnings.
+namespace scan_detail {
+
+constexpr unsigned full_warp = 0xffffffffu;
+
+// ------------------------------------------------------------------------------------------ launch checks
+void check_block(const char* name, int block)
+{
+    if (block < 32 || block > 1024 || (block & (block - 1)) != 0)
+        throw std::invalid_argument(std::string(name) + ": block must be a power of two in [32, 1024], got " +
+                                    std::to_string(block));
+}
+
+void check_fits(const char* name, std::size_t n, std::size_t limit, const char* why)
+{
+    if (n > limit)
+        throw std::invalid_argument(std::string(name) + ": n = " + std::to_string(n) + " is larger than " +
+                                    std::to_string(limit) + " (" + why + ")");
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// ----------------------------------------------------------------------------------------- 07.1 Hillis-Steele
+// Step `offset` adds element i - offset to element i. Every thread reads a neighbour's value while that
+// neighbour writes its own, so one array read and written in the same step would race; two buffers (read one,
+// write the other, swap) need just one barrier per step.
+__global__ void hillis_steele_kernel(const unsigned* in, unsigned* out, unsigned n, ScanKind kind)
+{
+    extern __shared__ unsigned buffers[];  // 2 * blockDim.x
+    unsigned* read = buffers;
+    unsigned* write = buffers + blockDim.x;
+    const unsigned i = threadIdx.x;
+
+    // Exclusive = inclusive scan of the input shifted right by one place, with 0 entering on the left.
+    unsigned value = 0;
+    if (kind == ScanKind::inclusive) {
+        if (i < n) value = in[i];
+    } else if (i > 0 && i <= n) {
+        value = in[i - 1];
+    }
+    read[i] = value;
+    __syncthreads();
+
+    for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+        write[i] = i >= offset ? read[i] + read[i - offset] : read[i];
+        __syncthreads();  // every thread, every step: no thread may read `write` before all have written it
+        unsigned* swap = read;
+        read = write;
+        write = swap;
+    }
+    if (i < n) out[i] = read[i];
+}
+
+// ---------------------------------------------------------------------------------------------- 07.2 Blelloch
+// Shared-memory index of tile element i: one unused word after every 32, so that the tree's strided accesses
+// (2, 4, 8, ... words apart) spread over all 32 banks instead of piling onto a few (README: "Bank conflicts").
+__device__ __forceinline__ unsigned conflict_free(unsigned i) { return i + (i >> 5); }
+
+std::size_t blelloch_shared_bytes(int block)
+{
+    const unsigned last = 2u * static_cast<unsigned>(block) - 1;
+    return (last + (last >> 5) + 1) * sizeof(unsigned);
+}
+
+// Over Hillis-Steele: n - 1 adds up and n - 1 down instead of n log n, and two items per thread (n <= 2 * block).
+// Scans the 2 * blockDim.x values in `tile` (stored at conflict_free indices) in place into their exclusive
+// scan and returns the tile's total to every thread. All threads must call it.
+__device__ unsigned blelloch_exclusive_scan(unsigned* tile)
+{
+    const unsigned count = 2 * blockDim.x;
+    const unsigned t = threadIdx.x;
+
+    // Up-sweep (reduce): after the level with `offset`, element offset*(2t+2)-1 holds the sum of its 2*offset
+    // predecessors-including-itself.
+    unsigned offset = 1;
+    for (unsigned active = blockDim.x; active > 0; active /= 2) {
+        __syncthreads();
+        if (t < active) {
+            const unsigned left = conflict_free(offset * (2 * t + 1) - 1);
+            const unsigned right = conflict_free(offset * (2 * t + 2) - 1);
+            tile[right] += tile[left];
+        }
+        offset *= 2;
+    }
+
+    // Clear: the root holds the total; an exclusive scan starts from 0.
+    const unsigned root = conflict_free(count - 1);
+    __syncthreads();
+    const unsigned total = tile[root];
+    __syncthreads();  // everyone has read the total before it is overwritten
+    if (t == 0) tile[root] = 0;
+
+    // Down-sweep: each node passes its value to its left child and value + left child's old sum to its right.
+    for (unsigned active = 1; active < count; active *= 2) {
+        offset /= 2;
+        __syncthreads();
+        if (t < active) {
+            const unsigned left = conflict_free(offset * (2 * t + 1) - 1);
+            const unsigned right = conflict_free(offset * (2 * t + 2) - 1);
+            const unsigned left_sum = tile[left];
+            tile[left] = tile[right];
+            tile[right] += left_sum;
+        }
+    }
+    __syncthreads();
+    return total;
+}
+
+// Scans tile blockIdx.x (2 * blockDim.x items, zeros past n). With tile_totals, also records the tile's total
+// for scan_multiblock. `in` may equal `out` (scan_multiblock scans its sums in place): every thread reads its
+// items before the first barrier and writes them after the last.
+__global__ void blelloch_tiles_kernel(const unsigned* in, unsigned* out, std::size_t n, unsigned* tile_totals,
+                                      ScanKind kind)
+{
+    extern __shared__ unsigned tile[];  // blelloch_shared_bytes(blockDim.x)
+    const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * 2 * blockDim.x;
+    // Thread t owns items t and t + blockDim.x: consecutive threads touch consecutive words (no conflicts).
+    const unsigned a = threadIdx.x;
+    const unsigned b = threadIdx.x + blockDim.x;
+    const unsigned in_a = tile_start + a < n ? in[tile_start + a] : 0;
+    const unsigned in_b = tile_start + b < n ? in[tile_start + b] : 0;
+    tile[conflict_free(a)] = in_a;
+    tile[conflict_free(b)] = in_b;
+
+    const unsigned total = blelloch_exclusive_scan(tile);
+
+    const bool inclusive = kind == ScanKind::inclusive;
+    if (tile_start + a < n) out[tile_start + a] = tile[conflict_free(a)] + (inclusive ? in_a : 0);
+    if (tile_start + b < n) out[tile_start + b] = tile[conflict_free(b)] + (inclusive ? in_b : 0);
+    if (tile_totals != nullptr && threadIdx.x == 0) tile_totals[blockIdx.x] = total;
+}
+
+// --------------------------------------------------------------------------------------------- 07.3 multi-block
+// Adds tile b's offset (the exclusive scan of the tile totals) to every item of tile b. Each thread reads the
+// offset itself: the seed staged it in shared memory behind a __syncthreads() inside `if (tid < len)`, a
+// barrier that the threads past the end never reach.
+__global__ void add_tile_offsets_kernel(unsigned* out, std::size_t n, const unsigned* tile_offsets)
+{
+    const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * 2 * blockDim.x;
+    const unsigned offset = tile_offsets[blockIdx.x];
+    for (unsigned k = threadIdx.x; k < 2 * blockDim.x; k += blockDim.x)
+        if (tile_start + k < n) out[tile_start + k] += offset;
+}
+
+// Over one block: any n. One recursion level: scan the tiles, scan their totals (in place, one level down in
+// `sums`), add back. The last tile may be partial (zeros fill it), so n need not be a multiple of anything.
+void multiblock_levels(const unsigned* in, unsigned* out, std::size_t n, int block, ScanKind kind, unsigned* sums)
+{
+    const std::size_t tiles = ceil_div(n, 2 * static_cast<std::size_t>(block));
+    const std::size_t shared = blelloch_shared_bytes(block);
+    if (tiles == 1) {
+        blelloch_tiles_kernel<<<1, block, shared>>>(in, out, n, nullptr, kind);
+        CUDA_CHECK_LAUNCH();
+        return;
+    }
+    const auto grid = static_cast<unsigned>(tiles);
+    blelloch_tiles_kernel<<<grid, block, shared>>>(in, out, n, sums, kind);
+    CUDA_CHECK_LAUNCH();
+    multiblock_levels(sums, sums, tiles, block, ScanKind::exclusive, sums + tiles);
+    add_tile_offsets_kernel<<<grid, block>>>(out, n, sums);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ----------------------------------------------------------------------- shared by 07.4 and 07.5: tiles in registers
+constexpr int rounds = scan_items_per_thread / 4;  // 16-byte groups per thread
+
+template <class T> struct Vec4;
+template <> struct Vec4<unsigned> { using type = uint4; };
+template <> struct Vec4<float> { using type = float4; };
+
+// Index of the first of the 4 consecutive items that this thread holds in round 0. Warp w owns the contiguous
+// chunk [w * 32 * 24, (w + 1) * 32 * 24) of the tile; in round r its lanes cover 128 consecutive items, 4 each,
+// so each round is one fully coalesced 512-byte access per warp.
+__device__ __forceinline__ std::size_t first_item(std::size_t tile_start)
+{
+    return tile_start + (threadIdx.x >> 5) * (32 * scan_items_per_thread) + 4 * (threadIdx.x & 31);
+}
+
+template <class T>
+__device__ void load_items(const T* in, std::size_t n, std::size_t tile_start, bool vector_io, T (&items)[rounds][4])
+{
+    const std::size_t first = first_item(tile_start);
+    const std::size_t tile_items = static_cast<std::size_t>(blockDim.x) * scan_items_per_thread;
+    if (vector_io && tile_start + tile_items <= n) {
+#pragma unroll
+        for (int r = 0; r < rounds; ++r) {
+            const auto v = *reinterpret_cast<const typename Vec4<T>::type*>(in + first + 128 * r);
+            items[r][0] = v.x;
+            items[r][1] = v.y;
+            items[r][2] = v.z;
+            items[r][3] = v.w;
+        }
+    } else {  // the last, partial tile, or pointers not 16-byte aligned
+#pragma unroll
+        for (int r = 0; r < rounds; ++r)
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const std::size_t i = first + 128 * r + k;
+                items[r][k] = i < n ? in[i] : T(0);
+            }
+    }
+}
+
+// Writes the scan: item k of round r is offset + run_prefix[r] + (inclusive: items[r][k], the in-thread
+// inclusive scan; exclusive: items[r][k - 1]). Only additions of adjacent ranges, never a subtraction, so a
+// float result stays within the bound of float_scan_tolerance.
+template <class T>
+__device__ void store_items(T* out, std::size_t n, std::size_t tile_start, bool vector_io, const T (&items)[rounds][4],
+                            const T (&run_prefix)[rounds], T offset, ScanKind kind)
+{
+    const std::size_t first = first_item(tile_start);
+    const std::size_t tile_items = static_cast<std::size_t>(blockDim.x) * scan_items_per_thread;
+    const bool full = vector_io && tile_start + tile_items <= n;
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+        const T base = offset + run_prefix[r];
+        T v[4];
+        if (kind == ScanKind::inclusive) {
+#pragma unroll
+            for (int k = 0; k < 4; ++k) v[k] = base + items[r][k];
+        } else {
+            v[0] = base;
+#pragma unroll
+            for (int k = 1; k < 4; ++k) v[k] = base + items[r][k - 1];
+        }
+        if (full) {
+            *reinterpret_cast<typename Vec4<T>::type*>(out + first + 128 * r) = {v[0], v[1], v[2], v[3]};
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (first + 128 * r + k < n) out[first + 128 * r + k] = v[k];
+        }
+    }
+}
+
+// Butterfly sum: every lane ends with the same total (a + b == b + a bit for bit, also in float). Masks grow
+// 1, 2, ..., 16, so every partial sum covers aligned neighbouring lanes: a contiguous range of items or tiles.
+template <class T>
+__device__ __forceinline__ T warp_sum(T x)
+{
+#pragma unroll
+    for (int mask = 1; mask < 32; mask *= 2) x += __shfl_xor_sync(full_warp, x, mask);
+    return x;
+}
+
+template <class T>
+struct BlockScanStorage {
+    T warp_totals[32];  // per warp: its total, then (after the warp-0 scan) its exclusive prefix
+    T tile_total;
+    T tile_prefix;  // scan_single_pass: the sum of all earlier tiles
+};
+
+// -------------------------------------------------------------------------------------------- 07.4 warp shuffle
+// Kogge-Stone inside a warp: registers instead of shared memory and no barrier (the shuffle itself exchanges
+// the values of the 32 lanes named by the mask). Lanes below d keep their value.
+template <class T>
+__device__ __forceinline__ T warp_inclusive_scan(T x)
+{
+    const unsigned lane = threadIdx.x & 31;
+#pragma unroll
+    for (unsigned d = 1; d < 32; d *= 2) {
+        const T y = __shfl_up_sync(full_warp, x, d);
+        if (lane >= d) x += y;
+    }
+    return x;
+}
+
+// Exclusive value from an inclusive warp scan by moving it one lane up (no subtraction: exact for floats).
+template <class T>
+__device__ __forceinline__ T exclusive_from_inclusive(T inclusive)
+{
+    const T below = __shfl_up_sync(full_warp, inclusive, 1);
+    return (threadIdx.x & 31) == 0 ? T(0) : below;
+}
+
+// Block-wide scan of a tile held in registers as load_items() left it. Afterwards items[r][k] is the
+// inclusive scan within the thread's run of 4 items, and run_prefix[r] the sum of every tile item before that
+// run. Returns the tile total to all threads. Two barriers: every thread of the block must call it.
+template <class T>
+__device__ T block_scan_items(T (&items)[rounds][4], T (&run_prefix)[rounds], BlockScanStorage<T>& storage)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned warp = threadIdx.x >> 5;
+    T warp_running = T(0);  // the warp's items in earlier rounds
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+        items[r][1] += items[r][0];
+        items[r][2] += items[r][1];
+        items[r][3] += items[r][2];
+        const T run_inclusive = warp_inclusive_scan(items[r][3]);
+        run_prefix[r] = warp_running + exclusive_from_inclusive(run_inclusive);
+        warp_running += __shfl_sync(full_warp, run_inclusive, 31);
+    }
+    if (lane == 0) storage.warp_totals[warp] = warp_running;
+    __syncthreads();
+    if (warp == 0) {  // one warp scans the (at most 32) warp totals
+        const T total = lane < (blockDim.x >> 5) ? storage.warp_totals[lane] : T(0);
+        const T inclusive = warp_inclusive_scan(total);
+        storage.warp_totals[lane] = exclusive_from_inclusive(inclusive);
+        if (lane == 31) storage.tile_total = inclusive;
+    }
+    __syncthreads();
+    const T warp_prefix = storage.warp_totals[warp];
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) run_prefix[r] = warp_prefix + run_prefix[r];
+    return storage.tile_total;
+}
+
+// Pass 1 of reduce-then-scan: the total of each tile (same item layout as the scan, so the same fast loads).
+__global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, std::size_t n, unsigned* tile_sums,
+                                                            bool vector_io)
+{
+    __shared__ unsigned warp_sums[32];
+    unsigned items[rounds][4];
+    load_items(in, n, static_cast<std::size_t>(blockIdx.x) * blockDim.x * scan_items_per_thread, vector_io, items);
+    unsigned sum = 0;
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) sum += items[r][0] + items[r][1] + items[r][2] + items[r][3];
+    sum = warp_sum(sum);
+    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        const unsigned total = warp_sum(threadIdx.x < (blockDim.x >> 5) ? warp_sums[threadIdx.x] : 0u);
+        if (threadIdx.x == 0) tile_sums[blockIdx.x] = total;
+    }
+}
+
+// Over 07.3: two barriers per tile instead of 2 log2(2 * block), 24 items per thread in 16-byte accesses, and
+// reduce-then-scan (3n element moves instead of 4n). Pass 2 scans each tile starting from its offset (the
+// exclusive scan of the tile sums; none for one tile). `in` may equal `out`: each item is read and written by
+// the same thread.
+__global__ void __launch_bounds__(1024) scan_tiles_kernel(const unsigned* in, unsigned* out, std::size_t n,
+                                                          const unsigned* tile_offsets, ScanKind kind, bool vector_io)
+{
+    __shared__ BlockScanStorage<unsigned> storage;
+    unsigned items[rounds][4];
+    unsigned run_prefix[rounds];
+    const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * blockDim.x * scan_items_per_thread;
+    load_items(in, n, tile_start, vector_io, items);
+    block_scan_items(items, run_prefix, storage);
+    const unsigned offset = tile_offsets != nullptr ? tile_offsets[blockIdx.x] : 0u;
+    store_items(out, n, tile_start, vector_io, items, run_prefix, offset, kind);
+}
+
+void warp_shuffle_levels(const unsigned* in, unsigned* out, std::size_t n, int block, ScanKind kind, unsigned* sums)
+{
+    const std::size_t tiles = ceil_div(n, static_cast<std::size_t>(block) * scan_items_per_thread);
+    const bool vector_io = aligned16(in) && aligned16(out);
+    if (tiles == 1) {
+        scan_tiles_kernel<<<1, block>>>(in, out, n, nullptr, kind, vector_io);
+        CUDA_CHECK_LAUNCH();
+        return;
+    }
+    const auto grid = static_cast<unsigned>(tiles);
+    reduce_tiles_kernel<<<grid, block>>>(in, n, sums, aligned16(in));
+    CUDA_CHECK_LAUNCH();
+    warp_shuffle_levels(sums, sums, tiles, block, ScanKind::exclusive, sums + tiles);
+    scan_tiles_kernel<<<grid, block>>>(in, out, n, sums, kind, vector_io);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ------------------------------------------------------------------------------------------- 07.5 single pass
+// A tile's status word: flag in the high 32 bits, the value's bits in the low 32. One aligned 64-bit access
+// moves both at once, so a reader can never see a flag together with a stale value.
+struct TileStatus {
+    static constexpr unsigned long long invalid = 0;            // X: nothing published yet (the memset value)
+    static constexpr unsigned long long aggregate = 1ull << 32;  // A: the tile's own total
+    static constexpr unsigned long long prefix = 2ull << 32;     // P: the total of this tile and all before it
+    __device__ static unsigned long long flag(unsigned long long word) { return word & ~0xffffffffull; }
+};
+
+__device__ __forceinline__ unsigned to_bits(unsigned v) { return v; }
+__device__ __forceinline__ unsigned to_bits(float v) { return __float_as_uint(v); }
+template <class T> __device__ __forceinline__ T from_bits(unsigned bits);
+template <> __device__ __forceinline__ unsigned from_bits<unsigned>(unsigned bits) { return bits; }
+template <> __device__ __forceinline__ float from_bits<float>(unsigned bits) { return __uint_as_float(bits); }
+
+// Relaxed device-scope atomics: never torn, never served from a stale L1 line, eventually visible to a
+// spinning reader. No acquire/release is needed because no other memory is published through the flag.
+__device__ __forceinline__ unsigned long long load_status(unsigned long long* word)
+{
+    return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*word).load(cuda::memory_order_relaxed);
+}
+__device__ __forceinline__ void store_status(unsigned long long* word, unsigned long long value)
+{
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*word).store(value, cuda::memory_order_relaxed);
+}
+
+// Called by all 32 lanes of warp 0 with the tile's total; returns the sum of all earlier tiles to every lane.
+// Publishes A at once (it depends on nothing), then looks back 32 predecessors at a time: lane l reads tile
+// (newest - l). The window is used when no lane still sees X: the nearest P ends the look-back (add the A's
+// before it and that P), otherwise add all 32 A's and slide the window back.
+template <class T>
+__device__ T decoupled_look_back(unsigned long long* status, std::size_t tile, T aggregate)
+{
+    const unsigned lane = threadIdx.x & 31;
+    if (tile == 0) {
+        if (lane == 0) store_status(&status[0], TileStatus::prefix | to_bits(aggregate));
+        return T(0);
+    }
+    if (lane == 0) store_status(&status[tile], TileStatus::aggregate | to_bits(aggregate));
+
+    T exclusive = T(0);
+    long long newest = static_cast<long long>(tile) - 1;
+    while (true) {
+        const long long predecessor = newest - static_cast<long long>(lane);
+        // Before tile 0 there is nothing: an empty prefix, 0.
+        unsigned long long word = predecessor >= 0 ? load_status(&status[predecessor]) : TileStatus::prefix;
+        // Spin only while a predecessor has published nothing yet (X). It has started, so it will publish;
+        // the short sleeps leave the L2 and the issue slots to the tiles still loading.
+        unsigned sleep_ns = 32;
+        while (__any_sync(full_warp, TileStatus::flag(word) == TileStatus::invalid)) {
+            __nanosleep(sleep_ns);
+            sleep_ns = min(2 * sleep_ns, 256u);
+            if (predecessor >= 0) word = load_status(&status[predecessor]);
+        }
+        const unsigned prefix_lanes = __ballot_sync(full_warp, TileStatus::flag(word) == TileStatus::prefix);
+        const unsigned last_lane = prefix_lanes != 0 ? __ffs(static_cast<int>(prefix_lanes)) - 1 : 31;  // nearest P
+        const T value = lane <= last_lane ? from_bits<T>(static_cast<unsigned>(word)) : T(0);
+        exclusive += warp_sum(value);  // this window lies just before the part already summed
+        if (prefix_lanes != 0) break;
+        newest -= 32;
+    }
+    if (lane == 0) store_status(&status[tile], TileStatus::prefix | to_bits(exclusive + aggregate));
+    return exclusive;
+}
+
+// Over 07.4: one kernel, each item read once and written once (2n). Tile ids come from an atomic counter in the
+// order blocks start (not blockIdx.x, which the hardware may schedule in any order): a block only ever waits for tiles
+// whose blocks have already started, so every tile it waits for will publish.
+template <class T>
+__global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, std::size_t n,
+                                                           unsigned long long* tile_status, ScanKind kind,
+                                                           bool vector_io)
+{
+    __shared__ BlockScanStorage<T> storage;
+    __shared__ unsigned long long ticket;
+    if (threadIdx.x == 0) ticket = atomicAdd(&tile_status[0], 1ull);
+    __syncthreads();
+    const std::size_t tile = ticket;
+    const std::size_t tile_start = tile * blockDim.x * scan_items_per_thread;
+
+    T items[rounds][4];
+    T run_prefix[rounds];
+    load_items(in, n, tile_start, vector_io, items);
+    const T aggregate = block_scan_items(items, run_prefix, storage);
+    if (threadIdx.x < 32) {
+        const T prefix = decoupled_look_back(tile_status + 1, tile, aggregate);
+        if (threadIdx.x == 0) storage.tile_prefix = prefix;
+    }
+    __syncthreads();
+    store_items(out, n, tile_start, vector_io, items, run_prefix, storage.tile_prefix, kind);
+}
+
+template <class T>
+void single_pass(const char* name, const T* in, T* out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+{
+    check_block(name, block);
+    check_fits(name, n, scratch.max_n(), "the ScanScratch was sized for less");
+    if (n == 0) return;
+    const std::size_t tiles = ceil_div(n, static_cast<std::size_t>(block) * scan_items_per_thread);
+    // Every status back to X and the ticket counter to 0, ordered before the kernel on the same stream.
+    CUDA_CHECK(cudaMemsetAsync(scratch.tile_status(), 0, (tiles + 1) * sizeof(unsigned long long)));
+    const bool vector_io = aligned16(in) && aligned16(out);
+    single_pass_kernel<T><<<static_cast<unsigned>(tiles), block>>>(in, out, n, scratch.tile_status(), kind, vector_io);
+    CUDA_CHECK_LAUNCH();
+}
+
+const unsigned* as_unsigned(const int* p) { return reinterpret_cast<const unsigned*>(p); }
+unsigned* as_unsigned(int* p) { return reinterpret_cast<unsigned*>(p); }
+
+}  // namespace scan_detail
+
+using namespace scan_detail;
+
+void scan_hillis_steele(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind)
+{
+    check_block("scan_hillis_steele", block);
+    check_fits("scan_hillis_steele", n, hillis_steele_max_n(block), "one block, one item per thread");
+    if (n == 0) return;
+    const std::size_t shared = 2 * static_cast<std::size_t>(block) * sizeof(unsigned);
+    hillis_steele_kernel<<<1, block, shared>>>(as_unsigned(d_in), as_unsigned(d_out), static_cast<unsigned>(n), kind);
+    CUDA_CHECK_LAUNCH();
+}
+
+void scan_blelloch(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind)
+{
+    check_block("scan_blelloch", block);
+    check_fits("scan_blelloch", n, blelloch_max_n(block), "one block, two items per thread");
+    if (n == 0) return;
+    blelloch_tiles_kernel<<<1, block, blelloch_shared_bytes(block)>>>(as_unsigned(d_in), as_unsigned(d_out), n,
+                                                                       nullptr, kind);
+    CUDA_CHECK_LAUNCH();
+}
+
+void scan_multiblock(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+{
+    check_block("scan_multiblock", block);
+    check_fits("scan_multiblock", n, scratch.max_n(), "the ScanScratch was sized for less");
+    if (n == 0) return;
+    multiblock_levels(as_unsigned(d_in), as_unsigned(d_out), n, block, kind, scratch.block_sums());
+}
+
+void scan_warp_shuffle(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+{
+    check_block("scan_warp_shuffle", block);
+    check_fits("scan_warp_shuffle", n, scratch.max_n(), "the ScanScratch was sized for less");
+    if (n == 0) return;
+    warp_shuffle_levels(as_unsigned(d_in), as_unsigned(d_out), n, block, kind, scratch.block_sums());
+}
+
+void scan_single_pass(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+{
+    single_pass("scan_single_pass", as_unsigned(d_in), as_unsigned(d_out), n, block, kind, scratch);
+}
+
+void scan_single_pass(const float* d_in, float* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+{
+    single_pass("scan_single_pass<float>", d_in, d_out, n, block, kind, scratch);
+}
