@@ -15,6 +15,14 @@
 
 using course::testing::call;
 
+// compute-sanitizer says so itself: "CUDA Dynamic Parallelism is not supported by the selected tool", and
+// initcheck then reports the results written by child grids as uninitialized.
+constexpr const char* no_cdp_support = "this tool does not support CUDA Dynamic Parallelism";
+// The fault hook makes device-side launches invalid on purpose (2048 threads per block); memcheck reports
+// an 8-byte write past the device runtime's launch-parameter buffer of the rejected launch (README, 05.3).
+constexpr const char* invalid_launch_report =
+    "the deliberately invalid device-side launch trips memcheck inside the device runtime (README, TODO 05.3)";
+
 namespace {
 
 // Small and odd sizes, one segment (512) and its neighbours, a prime near 10^6, 1000003, 2^24+7 and 2^26.
@@ -135,12 +143,14 @@ void check_failure_is_reported(const std::string& task, NestedVariant variant, c
 TEST_CASE("TODO(05.1) nested_reduce: 1..8, sizes 0 to 2^26, negative values, 64-bit totals, input untouched")
 {
     REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     check_variant("TODO(05.1)", NestedVariant::seed);
 }
 
 TEST_CASE("TODO(05.1) nested_reduce: bad arguments are rejected, n = 0 launches nothing")
 {
     REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     course::DeviceBuffer<int> d_in(1000);
     NestedReduction reduction(1000);
     CHECK_THROWS_AS(reduction.enqueue(NestedVariant::seed, d_in.data(), 1001), std::invalid_argument);
@@ -153,6 +163,7 @@ TEST_CASE("TODO(05.1) nested_reduce: bad arguments are rejected, n = 0 launches 
 TEST_CASE("TODO(05.2) nested_reduce_strided: 1..8, sizes 0 to 2^26, negative values, 64-bit totals, input untouched")
 {
     REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     check_variant("TODO(05.2)", NestedVariant::strided);
 }
 
@@ -160,6 +171,7 @@ TEST_CASE("TODO(05.2) nested_reduce_strided: 1..8, sizes 0 to 2^26, negative val
 TEST_CASE("TODO(05.3) check_device_launch: every device-side launch is counted")
 {
     REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     const std::size_t sizes[] = {1, 2, 3, 5, 512, 513, 1025, 1000003};
     const Input input(1000003, 53);
     NestedReduction reduction(1000003);
@@ -177,6 +189,8 @@ TEST_CASE("TODO(05.3) check_device_launch: every device-side launch is counted")
 TEST_CASE("TODO(05.3) check_device_launch: a failed device-side launch is an error, never a sum")
 {
     REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    SKIP_UNDER_SANITIZER(invalid_launch_report, "memcheck");
     const Input input(1000, 54);
     for (const auto variant : {NestedVariant::seed, NestedVariant::strided})
         for (std::size_t n : {std::size_t{1}, std::size_t{1000}})
@@ -193,6 +207,7 @@ TEST_CASE("TODO(05.3) check_device_launch: a failed device-side launch is an err
 TEST_CASE("given flat_reduce: sizes 0 to 2^26, negative values, 64-bit totals")
 {
     REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     const auto sizes = check_sizes();
     const Input input(sizes.back(), 6);
     for (std::size_t n : sizes)

@@ -3,8 +3,9 @@
 #
 #   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench starter   (default: test)
 #
-# Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITES
-# (default "gpu"), TOOLS (default "memcheck racecheck synccheck initcheck").
+# Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (one
+# suite, e.g. a chapter; default: every test the sanitizer setups take), TOOLS (default "memcheck racecheck
+# synccheck initcheck").
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -56,7 +57,7 @@ for stage in "${stages[@]}"; do
     sanitize)
         for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
             t1=$SECONDS
-            meson test -C "$build" --setup "common:$tool" --suite "${SANITIZE_SUITES:-gpu}" --no-suite large --print-errorlogs \
+            meson test -C "$build" --setup "common:$tool" ${SANITIZE_SUITE:+--suite "$SANITIZE_SUITE"} --print-errorlogs \
                 --num-processes 1 > "$LOGS/sanitize-$tool.log" 2>&1
             cp "$build/meson-logs/testlog-common_$tool.json" "$LOGS/sanitize-$tool.json"
             clean=$(grep -c "ERROR SUMMARY: 0 errors" "$build/meson-logs/testlog-common_$tool.txt")

@@ -81,6 +81,19 @@ std::vector<std::size_t> standard_sizes(int block)
 
 bool under_sanitizer() { return std::getenv("COURSE_SANITIZER") != nullptr; }
 
+bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*> tools)
+{
+    const char* tool = std::getenv("COURSE_SANITIZER");
+    if (tool == nullptr) return false;
+    for (const char* t : tools)
+        if (std::string(t) == tool) {
+            ++skipped_count;
+            last_skip_reason = std::string(tool) + ": " + reason;
+            return true;
+        }
+    return false;
+}
+
 std::vector<int> power_of_two_blocks(int min_block, int max_block)
 {
     std::vector<int> blocks;

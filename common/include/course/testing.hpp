@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,8 +36,13 @@ std::uint64_t seed(std::uint64_t salt = 0);
 // the tools run kernels 10-100x slower, and every code path is still covered by the other sizes.
 std::vector<std::size_t> standard_sizes(int block);
 
-// True when the environment variable COURSE_SANITIZER is set (by the compute-sanitizer test setups).
+// True when the environment variable COURSE_SANITIZER is set: the compute-sanitizer test setups set it to
+// the tool's name (memcheck, racecheck, synccheck, initcheck).
 bool under_sanitizer();
+
+// For checks a tool cannot run (it says so, e.g. racecheck on dynamic parallelism): true, and the case is
+// reported as skipped with `reason`, when COURSE_SANITIZER names one of `tools`.
+bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*> tools);
 
 // Every power-of-two block size in [32, 1024].
 std::vector<int> power_of_two_blocks(int min_block = 32, int max_block = 1024);
@@ -60,6 +66,11 @@ std::uint64_t run_seed();
 #define REQUIRE_GPU_MEMORY(bytes)                                                                             \
     do {                                                                                                      \
         if (!::course::testing::gpu_memory_or_skip(bytes)) return;                                            \
+    } while (0)
+
+#define SKIP_UNDER_SANITIZER(reason, ...)                                                                     \
+    do {                                                                                                      \
+        if (::course::testing::skip_under_sanitizer((reason), {__VA_ARGS__})) return;                         \
     } while (0)
 
 // Scalar result: exact comparison (use a tolerance check by hand for floats).
