@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Turn the benchmarks' CSV files into one PNG plot and one Markdown page per chapter.
+
+    meson test -C build --benchmark                     # writes build/subprojects/*/NN_name.csv
+    python3 tools/plot_results.py build docs/results    # copies the CSVs, writes NN_name.png and NN_name.md
+
+Each plot shows GB/s per kernel (one panel per table of the chapter's benchmark), with the same run's
+device-to-device copy bandwidth and the reference call (CUB) as horizontal lines. Needs matplotlib
+(`python3 -m pip install matplotlib` or `apt install python3-matplotlib`).
+"""
+import csv
+import shutil
+import sys
+from collections import OrderedDict
+from pathlib import Path
+
+
+def read_tables(path):
+    tables = OrderedDict()
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            tables.setdefault(row["title"], []).append(row)
+    return tables
+
+
+def markdown(tables):
+    out = []
+    for title, rows in tables.items():
+        r0 = rows[0]
+        out.append(f"### {title} (n = {r0['n']})\n")
+        out.append("| kernel | median ms | GB/s | % of copy | step | total | vs reference |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            name = r["kernel"] + (" (reference)" if r["is_reference"] == "1" else "")
+            step = f"{float(r['step_speedup']):.2f}x" if r["step_speedup"] else ""
+            total = f"{float(r['total_speedup']):.2f}x" if r["total_speedup"] else ""
+            ref = f"{float(r['vs_reference']):.2f}x" if r["vs_reference"] else ""
+            out.append(f"| {name} | {float(r['median_ms']):.3f} | {float(r['gbps']):.1f} | "
+                       f"{float(r['pct_of_copy']):.1f}% | {step} | {total} | {ref} |")
+        out.append(f"\nCopy bandwidth {float(r0['copy_gbps']):.1f} GB/s; {r0['gpu']}, {r0['date']}; "
+                   f"median of {r0['runs']} runs.\n")
+    return "\n".join(out)
+
+
+def plot(tables, chapter, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(tables), 1, figsize=(10, 2.2 + 0.45 * max(len(r) for r in tables.values())
+                                                      * len(tables)), squeeze=False)
+    for ax, (title, rows) in zip(axes[:, 0], tables.items()):
+        kernels = [r for r in rows if r["is_reference"] != "1"]
+        refs = [r for r in rows if r["is_reference"] == "1"]
+        names = [r["kernel"] for r in kernels]
+        gbps = [float(r["gbps"]) for r in kernels]
+        bars = ax.barh(range(len(names)), gbps, color="#4c72b0")
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.invert_yaxis()
+        for bar, value in zip(bars, gbps):
+            ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {value:.0f}", va="center", fontsize=7)
+        copy = float(rows[0]["copy_gbps"])
+        ax.axvline(copy, color="#55a868", linestyle="--", label=f"device-to-device copy {copy:.0f} GB/s")
+        for r in refs:
+            ax.axvline(float(r["gbps"]), color="#c44e52", linestyle=":", label=f"{r['kernel']} {float(r['gbps']):.0f} GB/s")
+        ax.set_title(f"{title} (n = {rows[0]['n']})", fontsize=9)
+        ax.set_xlabel("GB/s", fontsize=8)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"{chapter} — {tables[next(iter(tables))][0]['gpu']}, {tables[next(iter(tables))][0]['date']}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    build, out = Path(sys.argv[1]), Path(sys.argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    sources = sorted(build.rglob("[0-9][0-9]_*.csv")) if build.is_dir() else []
+    if not sources:
+        sys.exit(f"plot_results: no chapter CSV under {build} (run `meson test -C {build} --benchmark` first)")
+    for src in sources:
+        if src.resolve() != (out / src.name).resolve():
+            shutil.copy(src, out / src.name)
+        if src.stem.endswith("-sweep"):
+            continue  # extra tables (e.g. 04's size sweep) are copied as they are
+        tables = read_tables(out / src.name)
+        chapter = src.stem
+        (out / f"{chapter}.md").write_text(f"# {chapter}: measured\n\n" + markdown(tables))
+        plot(tables, chapter, out / f"{chapter}.png")
+        print(f"{chapter}: {out / (chapter + '.png')}, {out / (chapter + '.md')}")
+
+
+if __name__ == "__main__":
+    main()

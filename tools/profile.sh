@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Nsight Compute on one chapter's kernels, printing only the metrics that chapter's lesson is about.
+#
+#   tools/profile.sh 03_interleaved [build]        (build: a configured build directory, default ./build)
+#
+# It profiles the chapter's demo on 2^24 elements (one profiled launch per kernel name) and prints, per kernel:
+#   02  branch efficiency (% of branch targets uniform across the warp) and divergent branch targets
+#   03  shared-memory bank conflicts of loads and stores
+#   04, 06, 07  achieved DRAM throughput as % of the peak, and the kernel's duration
+#   05  the number of device-side launches (counted by the chapter's own status word; ncu itself does not
+#       profile the child grids of dynamic parallelism) and the top-level kernels' duration
+set -euo pipefail
+chapter=${1:?usage: tools/profile.sh NN_chapter [build]}
+build=${2:-build}
+dir=$build/subprojects/$chapter
+[ -d "$dir" ] || dir=$build  # a chapter built alone
+dram=dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
+case $chapter in
+02_*) demo=neighbored_demo
+      metrics=smsp__sass_average_branch_targets_threads_uniform.pct,smsp__sass_branch_targets_threads_divergent.sum,gpu__time_duration.sum ;;
+03_*) demo=interleaved_demo
+      metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum ;;
+04_*) demo=unroll_warp_demo metrics=$dram ;;
+05_*) demo=nested_dynamic_demo metrics=gpu__time_duration.sum ;;
+06_*) demo=atomic_histogram_demo metrics=$dram ;;
+07_*) demo=scan_demo metrics=$dram ;;
+*) echo "profile.sh: no GPU kernels to profile in '$chapter'" >&2; exit 2 ;;
+esac
+[ -x "$dir/$demo" ] || { echo "profile.sh: $dir/$demo not built (meson setup/compile first)" >&2; exit 2; }
+if [ "$chapter" = 05_nested_dynamic ]; then "$dir/$demo" --n 2^24 --seed 1 | grep -i "launch" || true; fi
+# --launch-count per kernel name: every distinct kernel once, after the demo's warm-up launch.
+ncu --metrics "$metrics" --kernel-id ::regex:.:2 --csv --page raw "$dir/$demo" --n 2^24 --seed 1 2>/dev/null |
+python3 -c '
+import csv, sys
+rows = [r for r in csv.reader(sys.stdin) if len(r) > 5]
+if not rows: sys.exit("profile.sh: ncu printed no metrics (is ncu allowed to read the counters here?)")
+head, units, data = rows[0], rows[1], rows[2:]
+cols = [i for i, h in enumerate(head) if h.startswith(("dram__", "gpu__", "smsp__", "l1tex__"))]
+name = head.index("Kernel Name")
+seen = set()
+print("kernel".ljust(48) + "".join(head[i].split("__")[-1][:34].rjust(36) for i in cols))
+for r in data:
+    k = r[name].split("(")[0]
+    if k in seen: continue
+    seen.add(k)
+    print(k[:47].ljust(48) + "".join((r[i] + " " + units[i]).rjust(36) for i in cols))
+'
