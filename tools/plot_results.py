@@ -65,7 +65,7 @@ def plot(tables, chapter, png):
             ax.axvline(float(r["gbps"]), color="#c44e52", linestyle=":", label=f"{r['kernel']} {float(r['gbps']):.0f} GB/s")
         ax.set_title(f"{title} (n = {rows[0]['n']})", fontsize=9)
         ax.set_xlabel("GB/s", fontsize=8)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper right")
     fig.suptitle(f"{chapter} — {tables[next(iter(tables))][0]['gpu']}, {tables[next(iter(tables))][0]['date']}",
                  fontsize=10)
     fig.tight_layout()

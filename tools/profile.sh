@@ -3,7 +3,8 @@
 #
 #   tools/profile.sh 03_interleaved [build]        (build: a configured build directory, default ./build)
 #
-# It profiles the chapter's demo on 2^24 elements (one profiled launch per kernel name) and prints, per kernel:
+# It profiles the chapter's demo (2^24 elements; 2^26 ints or 2^28 bytes where DRAM throughput is the metric,
+# so that the input does not fit in the 50-60 MiB L2) - one profiled launch per kernel name - and prints:
 #   02  branch efficiency (% of branch targets uniform across the warp) and divergent branch targets
 #   03  shared-memory bank conflicts of loads and stores
 #   04, 06, 07  achieved DRAM throughput as % of the peak, and the kernel's duration
@@ -15,33 +16,36 @@ build=${2:-build}
 dir=$build/subprojects/$chapter
 [ -d "$dir" ] || dir=$build  # a chapter built alone
 dram=dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
+n=2^24
 case $chapter in
 02_*) demo=neighbored_demo
       metrics=smsp__sass_average_branch_targets_threads_uniform.pct,smsp__sass_branch_targets_threads_divergent.sum,gpu__time_duration.sum ;;
 03_*) demo=interleaved_demo
       metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum ;;
-04_*) demo=unroll_warp_demo metrics=$dram ;;
-05_*) demo=nested_dynamic_demo metrics=gpu__time_duration.sum ;;
-06_*) demo=atomic_histogram_demo metrics=$dram ;;
-07_*) demo=scan_demo metrics=$dram ;;
+04_*) demo=unroll_warp_demo metrics=$dram n=2^26 ;;
+05_*) demo=nested_dynamic_demo metrics=gpu__time_duration.sum n=2^20 ;;
+06_*) demo=atomic_histogram_demo metrics=$dram n=2^28 ;;
+07_*) demo=scan_demo metrics=$dram n=2^26 ;;
 *) echo "profile.sh: no GPU kernels to profile in '$chapter'" >&2; exit 2 ;;
 esac
 [ -x "$dir/$demo" ] || { echo "profile.sh: $dir/$demo not built (meson setup/compile first)" >&2; exit 2; }
-if [ "$chapter" = 05_nested_dynamic ]; then "$dir/$demo" --n 2^24 --seed 1 | grep -i "launch" || true; fi
+if [ "$chapter" = 05_nested_dynamic ]; then "$dir/$demo" --n "$n" --seed 1 | grep -i "launch" || true; fi
 # --launch-count per kernel name: every distinct kernel once, after the demo's warm-up launch.
-ncu --metrics "$metrics" --kernel-id ::regex:.:2 --csv --page raw "$dir/$demo" --n 2^24 --seed 1 2>/dev/null |
+ncu --metrics "$metrics" --kernel-id ::regex:.:2 --csv --page raw "$dir/$demo" --n "$n" --seed 1 2>/dev/null |
 python3 -c '
 import csv, sys
-rows = [r for r in csv.reader(sys.stdin) if len(r) > 5]
-if not rows: sys.exit("profile.sh: ncu printed no metrics (is ncu allowed to read the counters here?)")
-head, units, data = rows[0], rows[1], rows[2:]
-cols = [i for i, h in enumerate(head) if h.startswith(("dram__", "gpu__", "smsp__", "l1tex__"))]
+metrics = sys.argv[1].split(",")
+rows = list(csv.reader(sys.stdin))
+start = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+if start is None: sys.exit("profile.sh: ncu printed no metrics (is ncu allowed to read the counters here?)")
+head, units, data = rows[start], rows[start + 1], [r for r in rows[start + 2:] if len(r) == len(rows[start])]
+cols = [head.index(m) for m in metrics if m in head]
 name = head.index("Kernel Name")
 seen = set()
-print("kernel".ljust(48) + "".join(head[i].split("__")[-1][:34].rjust(36) for i in cols))
 for r in data:
     k = r[name].split("(")[0]
     if k in seen: continue
     seen.add(k)
-    print(k[:47].ljust(48) + "".join((r[i] + " " + units[i]).rjust(36) for i in cols))
-'
+    print(k)
+    for i in cols: print("    " + head[i].ljust(62) + (r[i] + " " + units[i]).rjust(18))
+' "$metrics"
