@@ -1,5 +1,6 @@
 // Chapter 02: the first GPU reductions - neighbored pairs in global memory, in place, for any n >= 0.
-// Implemented by starter/neighbored.cu (yours) and solution/neighbored.cu.
+// Implemented by neighbored_launch.cu, which launches the kernels of starter/neighbored_kernels.cuh (yours) or
+// solution/neighbored_kernels.cuh (-Dvariant picks).
 //
 // How both launchers work:
 //   pass 1   one thread per element; block b reduces its segment d_data[b*block, (b+1)*block) in place

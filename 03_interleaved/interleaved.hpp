@@ -1,5 +1,6 @@
 // Chapter 03: interleaved addressing, then the tree moved into shared memory, where bank conflicts appear.
-// Implemented by starter/interleaved.cu (yours) and solution/interleaved.cu.
+// Launched by interleaved_launch.cu; the kernels are in starter/interleaved_kernels.cuh (yours) and
+// solution/interleaved_kernels.cuh.
 //
 // Every launcher sums n ints into the 64-bit *d_total: one thread per element, each block reduces its
 // `block` elements to one sum, and thread 0 of the block adds it to *d_total with a 64-bit atomicAdd. The

@@ -1,4 +1,4 @@
-// Chapter 04 plumbing shared by starter/unroll_warp.cu and solution/unroll_warp.cu (nothing to do here):
+// Chapter 04 plumbing shared by unroll_warp_launch.cu and both unroll_warp_kernels.cuh (nothing to do here):
 // argument checks and grid sizes for the launchers, 64-bit/float atomics, the running totals of the one-pass
 // kernels, and the 16-byte vector arithmetic of the vectorized kernels.
 #pragma once

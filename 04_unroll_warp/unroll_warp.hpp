@@ -1,5 +1,6 @@
 // Chapter 04: the reduction progression, from "load more per thread" to a kernel as fast as CUB.
-// Implemented by starter/unroll_warp.cu (yours) and solution/unroll_warp.cu.
+// Implemented by unroll_warp_launch.cu, with the kernels of starter/unroll_warp_kernels.cuh (yours) or
+// solution/unroll_warp_kernels.cuh.
 //
 // Every launcher sums d_in[0..n) and writes the total to *d_total, ONE value in device memory. It is
 // asynchronous on the default stream, like a CUB call: read *d_total after synchronizing (a cudaMemcpy does).

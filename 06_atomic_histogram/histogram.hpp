@@ -1,5 +1,6 @@
 // Chapter 06: the 256-bin histogram of a byte array - on the CPU, then on the GPU with atomics, step by step.
-// Implemented by starter/histogram.cu (yours) and solution/histogram.cu (the reference).
+// Implemented by histogram_launch.cu (the launchers, one copy) with the kernels and histogram_cpu from
+// starter/histogram_kernels.cuh (yours) or solution/histogram_kernels.cuh (the reference).
 //
 // Counter width: every bin is an unsigned 32-bit counter, so it holds at most 2^32 - 1 counts. Every function
 // below therefore accepts n <= histogram_max_n = 2^32 - 1 bytes (then no bin can wrap, even if all bytes are

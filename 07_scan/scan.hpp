@@ -1,5 +1,6 @@
 // Chapter 07: prefix sums (scans) on the GPU, from one block to a single-pass scan near CUB's speed.
-// Implemented by starter/scan.cu (yours) and solution/scan.cu (the reference).
+// Implemented by scan_launch.cu, which launches the kernels of starter/scan_kernels.cuh (yours) or
+// solution/scan_kernels.cuh (the reference; -Dvariant picks).
 //
 // Every launcher takes device pointers and returns without synchronizing (the work is queued on the default
 // stream). n = 0 is valid and launches nothing. Blocks must be a power of two in [32, 1024]; anything else,

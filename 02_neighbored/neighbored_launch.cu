@@ -1,4 +1,6 @@
-// Chapter 02 reference solution.
+// Chapter 02 launchers, shared by both variants: the argument checks, the grid sizes and the passes.
+// The kernels come from <variant>/neighbored_kernels.cuh (starter/ is yours, solution/ the reference);
+// meson.build puts the -Dvariant folder on the include path.
 #include "neighbored.hpp"
 
 #include "course/check.hpp"
@@ -7,41 +9,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "neighbored_kernels.cuh"
+
 namespace {
-
-// The seed's reduceNeighbored, made correct for any n: the last block's segment may be shorter than the
-// block, and instead of returning early (which leaves threads out of __syncthreads() and lets the others
-// read past the end) every thread stays in the loop and a missing partner simply contributes nothing.
-template <class T>
-__global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* block_sums)
-{
-    const unsigned tid = threadIdx.x;
-    const std::size_t begin = static_cast<std::size_t>(blockIdx.x) * blockDim.x;
-    T* segment = data + begin;
-    const unsigned valid = n - begin < blockDim.x ? static_cast<unsigned>(n - begin) : blockDim.x;
-    for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-        if (tid % (2 * stride) == 0 && tid + stride < valid) segment[tid] += segment[tid + stride];
-        __syncthreads();  // the next level reads what this level wrote
-    }
-    if (tid == 0) block_sums[blockIdx.x] = segment[0];
-}
-
-// Over reduce_neighbored: the same pairs, but the k-th busy thread is thread k, so the busy threads fill
-// whole warps and the other warps skip the add entirely instead of idling lane by lane.
-template <class T>
-__global__ void reduce_neighbored_less_kernel(T* data, std::size_t n, long long* block_sums)
-{
-    const unsigned tid = threadIdx.x;
-    const std::size_t begin = static_cast<std::size_t>(blockIdx.x) * blockDim.x;
-    T* segment = data + begin;
-    const unsigned valid = n - begin < blockDim.x ? static_cast<unsigned>(n - begin) : blockDim.x;
-    for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-        const unsigned index = 2 * stride * tid;  // < 2^20 for blocks of at most 1024 threads
-        if (index + stride < valid) segment[index] += segment[index + stride];
-        __syncthreads();
-    }
-    if (tid == 0) block_sums[blockIdx.x] = segment[0];
-}
 
 template <class T>
 using Pass = void (*)(T*, std::size_t, long long*);
