@@ -12,16 +12,6 @@ using namespace unroll_warp;
 
 namespace {
 
-// The shared-memory tree of chapter 03 (sequential addressing): halve the active threads each step, with a
-// __syncthreads() between steps. Afterwards partial[0] holds the block's total.
-__device__ void tree_sum(long long* partial)
-{
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
-        __syncthreads();
-    }
-}
-
 // ---------------------------------------------------------------------------------------------- 04.1
 // Unrolling fixes chapter 03's idle loads: one thread adds Unroll elements, one from each of Unroll
 // neighbouring data blocks, so Unroll independent loads are in flight at once and the grid is Unroll times
@@ -37,16 +27,6 @@ __device__ long long thread_sum_unrolled(const int* in, std::size_t n)
         if (i < n) sum += in[i];
     }
     return sum;
-}
-
-template <int Unroll>
-__global__ void reduce_unrolling_kernel(const int* in, std::size_t n, long long* total)
-{
-    extern __shared__ long long partial[];  // blockDim.x values, 64-bit so no partial sum can overflow
-    partial[threadIdx.x] = thread_sum_unrolled<Unroll>(in, n);
-    __syncthreads();
-    tree_sum(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
 }
 
 // ---------------------------------------------------------------------------------------------- 04.2
@@ -66,24 +46,6 @@ __device__ __forceinline__ void last_warp_sum(long long* partial, unsigned first
     }
 }
 
-__device__ void tree_sum_syncwarp(long long* partial)
-{
-    for (unsigned stride = blockDim.x / 2; stride > 32; stride /= 2) {
-        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
-        __syncthreads();
-    }
-    if (threadIdx.x < 32) last_warp_sum(partial, blockDim.x >= 64 ? 32 : 16);
-}
-
-__global__ void reduce_unroll_warp_syncwarp_kernel(const int* in, std::size_t n, long long* total)
-{
-    extern __shared__ long long partial[];
-    partial[threadIdx.x] = thread_sum_unrolled<8>(in, n);
-    __syncthreads();
-    tree_sum_syncwarp(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
-}
-
 // ---------------------------------------------------------------------------------------------- 04.3
 // Complete unrolling removes the loop: with the block size known at compile time every step is a constant
 // test the compiler folds away, leaving straight-line code (no loop counter, no shifts, no branches on it).
@@ -96,17 +58,6 @@ __device__ void tree_sum_complete_unroll(long long* partial)
     if (BlockSize >= 256) { if (tid < 128) partial[tid] += partial[tid + 128]; __syncthreads(); }
     if (BlockSize >= 128) { if (tid < 64) partial[tid] += partial[tid + 64]; __syncthreads(); }
     if (tid < 32) last_warp_sum(partial, BlockSize >= 64 ? 32 : 16);
-}
-
-template <int BlockSize>
-__global__ void __launch_bounds__(BlockSize) reduce_complete_unroll_kernel(const int* in, std::size_t n,
-                                                                            long long* total)
-{
-    __shared__ long long partial[BlockSize];
-    partial[threadIdx.x] = thread_sum_unrolled<8>(in, n);
-    __syncthreads();
-    tree_sum_complete_unroll<BlockSize>(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
 }
 
 // ---------------------------------------------------------------------------------------------- 04.4
@@ -123,17 +74,6 @@ __device__ long long thread_sum_grid_stride(const int* in, std::size_t n)
         sum += static_cast<long long>(in[i]) + in[i + stride] + in[i + 2 * stride] + in[i + 3 * stride];
     for (; i < n; i += stride) sum += in[i];
     return sum;
-}
-
-template <int BlockSize>
-__global__ void __launch_bounds__(BlockSize) reduce_grid_stride_kernel(const int* in, std::size_t n,
-                                                                        long long* total)
-{
-    __shared__ long long partial[BlockSize];
-    partial[threadIdx.x] = thread_sum_grid_stride(in, n);
-    __syncthreads();
-    tree_sum_complete_unroll<BlockSize>(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
 }
 
 // ---------------------------------------------------------------------------------------------- 04.5
@@ -178,27 +118,11 @@ struct ReduxWarpSum {
     }
 };
 
-// Two levels: every warp sums its values, lane 0 of each warp leaves the warp's total in shared memory, and
-// warp 0 sums those (at most 32). Thread 0 returns the block's total. Call once per kernel.
-template <class WarpSum, class T>
-__device__ T block_sum(T v)
-{
-    __shared__ T warp_totals[32];
-    const WarpSum warp_sum{};  // made by every thread of the block, before any branch (see CgWarpSum)
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
-    if (lane == 0) warp_totals[warp] = v;
-    __syncthreads();
-    if (warp == 0) v = warp_sum(lane < blockDim.x / 32 ? warp_totals[lane] : T(0));
-    return v;
-}
+}  // namespace
 
-template <class WarpSum>
-__global__ void reduce_warp_kernel(const int* in, std::size_t n, long long* total)
-{
-    const long long sum = block_sum<WarpSum>(thread_sum_grid_stride(in, n));
-    if (threadIdx.x == 0) atomic_add(total, sum);
-}
+#include "unroll_warp_given.cuh"
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------- 04.6
 // One pass plus a cheap final step replaces the memset before the kernel: each block adds its total to a

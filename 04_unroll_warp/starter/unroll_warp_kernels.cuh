@@ -20,15 +20,7 @@ using namespace unroll_warp;
 
 namespace {
 
-// The shared-memory tree of chapter 03 (sequential addressing): halve the active threads each step, with a
-// __syncthreads() between steps. Afterwards partial[0] holds the block's total.
-__device__ void tree_sum(long long* partial)
-{
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
-        __syncthreads();
-    }
-}
+// given: ../unroll_warp_given.cuh, tree_sum (the chapter-03 tree) and the kernels that call your functions
 
 // ---------------------------------------------------------------------------------------------- 04.1
 // Returns this thread's share of the block's Unroll data blocks.
@@ -45,15 +37,7 @@ __device__ long long thread_sum_unrolled(const int* in, std::size_t n)
     return 0;
 }
 
-template <int Unroll>
-__global__ void reduce_unrolling_kernel(const int* in, std::size_t n, long long* total)
-{
-    extern __shared__ long long partial[];  // blockDim.x values, 64-bit so no partial sum can overflow
-    partial[threadIdx.x] = thread_sum_unrolled<Unroll>(in, n);
-    __syncthreads();
-    tree_sum(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
-}
+// given: ../unroll_warp_given.cuh, reduce_unrolling_kernel (thread_sum_unrolled, then tree_sum)
 
 // ---------------------------------------------------------------------------------------------- 04.2
 // Called by the 32 threads of warp 0 when 2 * first_offset values are left in partial[0 .. 2*first_offset)
@@ -69,24 +53,7 @@ __device__ __forceinline__ void last_warp_sum(long long* partial, unsigned first
     static_cast<void>(first_offset);
 }
 
-// tree_sum with the last 6 steps done by warp 0 alone: the __syncthreads() loop stops at 64 values.
-__device__ void tree_sum_syncwarp(long long* partial)
-{
-    for (unsigned stride = blockDim.x / 2; stride > 32; stride /= 2) {
-        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
-        __syncthreads();
-    }
-    if (threadIdx.x < 32) last_warp_sum(partial, blockDim.x >= 64 ? 32 : 16);  // a 32-thread block has 32 values
-}
-
-__global__ void reduce_unroll_warp_syncwarp_kernel(const int* in, std::size_t n, long long* total)
-{
-    extern __shared__ long long partial[];
-    partial[threadIdx.x] = thread_sum_unrolled<8>(in, n);
-    __syncthreads();
-    tree_sum_syncwarp(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
-}
+// given: ../unroll_warp_given.cuh, tree_sum_syncwarp (calls last_warp_sum) and its kernel
 
 // ---------------------------------------------------------------------------------------------- 04.3
 template <int BlockSize>
@@ -100,16 +67,7 @@ __device__ void tree_sum_complete_unroll(long long* partial)
     static_cast<void>(partial);
 }
 
-template <int BlockSize>
-__global__ void __launch_bounds__(BlockSize) reduce_complete_unroll_kernel(const int* in, std::size_t n,
-                                                                            long long* total)
-{
-    __shared__ long long partial[BlockSize];
-    partial[threadIdx.x] = thread_sum_unrolled<8>(in, n);
-    __syncthreads();
-    tree_sum_complete_unroll<BlockSize>(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
-}
+// given: ../unroll_warp_given.cuh, reduce_complete_unroll_kernel (thread_sum_unrolled<8>, then this tree)
 
 // ---------------------------------------------------------------------------------------------- 04.4
 // Returns the sum of elements thread, thread + stride, thread + 2 stride, ... (stride = all threads of the grid).
@@ -124,16 +82,7 @@ __device__ long long thread_sum_grid_stride(const int* in, std::size_t n)
     return 0;
 }
 
-template <int BlockSize>
-__global__ void __launch_bounds__(BlockSize) reduce_grid_stride_kernel(const int* in, std::size_t n,
-                                                                        long long* total)
-{
-    __shared__ long long partial[BlockSize];
-    partial[threadIdx.x] = thread_sum_grid_stride(in, n);
-    __syncthreads();
-    tree_sum_complete_unroll<BlockSize>(partial);
-    if (threadIdx.x == 0) atomic_add(total, partial[0]);
-}
+// given: ../unroll_warp_given.cuh, reduce_grid_stride_kernel (this loop, then tree_sum_complete_unroll)
 
 // ---------------------------------------------------------------------------------------------- 04.5
 // Each functor returns the sum of v over the 32 lanes of the calling warp (all 32 lanes call it), at least
@@ -178,27 +127,13 @@ struct ReduxWarpSum {
     }
 };
 
-// Two levels: every warp sums its values, lane 0 of each warp leaves the warp's total in shared memory, and
-// warp 0 sums those (at most 32). Thread 0 returns the block's total. Call once per kernel. (Given: read it.)
-template <class WarpSum, class T>
-__device__ T block_sum(T v)
-{
-    __shared__ T warp_totals[32];
-    const WarpSum warp_sum{};  // made by every thread of the block, before any branch (see CgWarpSum)
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
-    if (lane == 0) warp_totals[warp] = v;
-    __syncthreads();
-    if (warp == 0) v = warp_sum(lane < blockDim.x / 32 ? warp_totals[lane] : T(0));
-    return v;
-}
+}  // namespace
 
-template <class WarpSum>
-__global__ void reduce_warp_kernel(const int* in, std::size_t n, long long* total)
-{
-    const long long sum = block_sum<WarpSum>(thread_sum_grid_stride(in, n));
-    if (threadIdx.x == 0) atomic_add(total, sum);
-}
+// given: block_sum<WarpSum>(v) (a block's total in thread 0: every warp, then warp 0 over the warp totals),
+// reduce_warp_kernel and the kernels of 04.1 - 04.4; they call the functions above.
+#include "unroll_warp_given.cuh"
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------- 04.6
 // Thread 0 of every block calls this once with its block's total; *total must end with the grand total.

@@ -157,114 +157,10 @@ void multiblock_levels(const unsigned* in, unsigned* out, std::size_t n, int blo
     CUDA_CHECK_LAUNCH();
 }
 
-// ----------------------------------------------------------------------- shared by 07.4 and 07.5: tiles in registers
-constexpr int rounds = scan_items_per_thread / 4;  // 16-byte groups per thread
-
-template <class T> struct Vec4;
-template <> struct Vec4<unsigned> { using type = uint4; };
-template <> struct Vec4<float> { using type = float4; };
-
-// How the 16-byte accesses treat the cache. The single pass reads and writes every item exactly once, so it marks
-// them streaming (__ldcs / __stcs, "evict first"): a few percent faster at 2^28 on an H200. scan_warp_shuffle
-// reads its input twice and keeps ordinary accesses.
-enum class Access { cached, streaming };
-
-template <Access access, class V>
-__device__ __forceinline__ V load_vector(const V* p)
-{
-    if constexpr (access == Access::streaming) return __ldcs(p);
-    else return *p;
-}
-
-template <Access access, class V>
-__device__ __forceinline__ void store_vector(V* p, V v)
-{
-    if constexpr (access == Access::streaming) __stcs(p, v);
-    else *p = v;
-}
-
-// Index of the first of the 4 consecutive items that this thread holds in round 0. Warp w owns the contiguous
-// chunk [w * 32 * 24, (w + 1) * 32 * 24) of the tile; in round r its lanes cover 128 consecutive items, 4 each,
-// so each round is one fully coalesced 512-byte access per warp.
-__device__ __forceinline__ std::size_t first_item(std::size_t tile_start)
-{
-    return tile_start + (threadIdx.x >> 5) * (32 * scan_items_per_thread) + 4 * (threadIdx.x & 31);
-}
-
-template <Access access, class T>
-__device__ void load_items(const T* in, std::size_t n, std::size_t tile_start, bool vector_io, T (&items)[rounds][4])
-{
-    const std::size_t first = first_item(tile_start);
-    const std::size_t tile_items = static_cast<std::size_t>(blockDim.x) * scan_items_per_thread;
-    if (vector_io && tile_start + tile_items <= n) {
-#pragma unroll
-        for (int r = 0; r < rounds; ++r) {
-            const auto v = load_vector<access>(reinterpret_cast<const typename Vec4<T>::type*>(in + first + 128 * r));
-            items[r][0] = v.x;
-            items[r][1] = v.y;
-            items[r][2] = v.z;
-            items[r][3] = v.w;
-        }
-    } else {  // the last, partial tile, or pointers not 16-byte aligned
-#pragma unroll
-        for (int r = 0; r < rounds; ++r)
-#pragma unroll
-            for (int k = 0; k < 4; ++k) {
-                const std::size_t i = first + 128 * r + k;
-                items[r][k] = i < n ? in[i] : T(0);
-            }
-    }
-}
-
-// Writes the scan: item k of round r is offset + run_prefix[r] + (inclusive: items[r][k], the in-thread
-// inclusive scan; exclusive: items[r][k - 1]). Only additions of adjacent ranges, never a subtraction, so a
-// float result stays within the bound of float_scan_tolerance.
-template <Access access, class T>
-__device__ void store_items(T* out, std::size_t n, std::size_t tile_start, bool vector_io, const T (&items)[rounds][4],
-                            const T (&run_prefix)[rounds], T offset, ScanKind kind)
-{
-    const std::size_t first = first_item(tile_start);
-    const std::size_t tile_items = static_cast<std::size_t>(blockDim.x) * scan_items_per_thread;
-    const bool full = vector_io && tile_start + tile_items <= n;
-#pragma unroll
-    for (int r = 0; r < rounds; ++r) {
-        const T base = offset + run_prefix[r];
-        T v[4];
-        if (kind == ScanKind::inclusive) {
-#pragma unroll
-            for (int k = 0; k < 4; ++k) v[k] = base + items[r][k];
-        } else {
-            v[0] = base;
-#pragma unroll
-            for (int k = 1; k < 4; ++k) v[k] = base + items[r][k - 1];
-        }
-        if (full) {
-            store_vector<access>(reinterpret_cast<typename Vec4<T>::type*>(out + first + 128 * r),
-                                 typename Vec4<T>::type{v[0], v[1], v[2], v[3]});
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; ++k)
-                if (first + 128 * r + k < n) out[first + 128 * r + k] = v[k];
-        }
-    }
-}
-
-// Butterfly sum: every lane ends with the same total (a + b == b + a bit for bit, also in float). Masks grow
-// 1, 2, ..., 16, so every partial sum covers aligned neighbouring lanes: a contiguous range of items or tiles.
-template <class T>
-__device__ __forceinline__ T warp_sum(T x)
-{
-#pragma unroll
-    for (int mask = 1; mask < 32; mask *= 2) x += __shfl_xor_sync(full_warp, x, mask);
-    return x;
-}
-
-template <class T>
-struct BlockScanStorage {
-    T warp_totals[32];  // per warp: its total, then (after the warp-0 scan) its exclusive prefix
-    T tile_total;
-    T tile_prefix;  // scan_single_pass: the sum of all earlier tiles
-};
+// given: scan_tiles.cuh, tiles in registers: rounds, Vec4, load_items, store_items, warp_sum, BlockScanStorage
+}  // namespace scan_detail
+#include "scan_tiles.cuh"
+namespace scan_detail {
 
 // -------------------------------------------------------------------------------------------- 07.4 warp shuffle
 // Kogge-Stone inside a warp: registers instead of shared memory and no barrier (the shuffle itself exchanges
@@ -322,75 +218,12 @@ __device__ T block_scan_items(T (&items)[rounds][4], T (&run_prefix)[rounds], Bl
     return storage.tile_total;
 }
 
-// Pass 1 of reduce-then-scan: the total of each tile (same item layout as the scan, so the same fast loads).
-__global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, std::size_t n, unsigned* tile_sums,
-                                                            bool vector_io)
-{
-    __shared__ unsigned warp_sums[32];
-    unsigned items[rounds][4];
-    load_items<Access::cached>(in, n, static_cast<std::size_t>(blockIdx.x) * blockDim.x * scan_items_per_thread,
-                               vector_io, items);
-    unsigned sum = 0;
-#pragma unroll
-    for (int r = 0; r < rounds; ++r) sum += items[r][0] + items[r][1] + items[r][2] + items[r][3];
-    sum = warp_sum(sum);
-    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        const unsigned total = warp_sum(threadIdx.x < (blockDim.x >> 5) ? warp_sums[threadIdx.x] : 0u);
-        if (threadIdx.x == 0) tile_sums[blockIdx.x] = total;
-    }
-}
-
-// Over 07.3: two barriers per tile instead of 2 log2(2 * block), 24 items per thread in 16-byte accesses, and
-// reduce-then-scan (3n element moves instead of 4n). Pass 2 scans each tile starting from its offset (the
-// exclusive scan of the tile sums; none for one tile). `in` may equal `out`: each item is read and written by
-// the same thread.
-__global__ void __launch_bounds__(1024) scan_tiles_kernel(const unsigned* in, unsigned* out, std::size_t n,
-                                                          const unsigned* tile_offsets, ScanKind kind, bool vector_io)
-{
-    __shared__ BlockScanStorage<unsigned> storage;
-    unsigned items[rounds][4];
-    unsigned run_prefix[rounds];
-    const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * blockDim.x * scan_items_per_thread;
-    load_items<Access::cached>(in, n, tile_start, vector_io, items);
-    block_scan_items(items, run_prefix, storage);
-    const unsigned offset = tile_offsets != nullptr ? tile_offsets[blockIdx.x] : 0u;
-    store_items<Access::cached>(out, n, tile_start, vector_io, items, run_prefix, offset, kind);
-}
+// given: scan_tile_passes.cuh, reduce_tiles_kernel, scan_tiles_kernel, then 07.5's TileStatus and look-back helpers
+}  // namespace scan_detail
+#include "scan_tile_passes.cuh"
+namespace scan_detail {
 
 // ------------------------------------------------------------------------------------------- 07.5 single pass
-// A tile's status word: flag in the high 32 bits, the value's bits in the low 32. One aligned 64-bit access
-// moves both at once, so a reader can never see a flag together with a stale value.
-struct TileStatus {
-    static constexpr unsigned long long invalid = 0;            // X: nothing published yet (the memset value)
-    static constexpr unsigned long long aggregate = 1ull << 32;  // A: the tile's own total
-    static constexpr unsigned long long prefix = 2ull << 32;     // P: the total of this tile and all before it
-    __device__ static unsigned long long flag(unsigned long long word) { return word & ~0xffffffffull; }
-};
-
-__device__ __forceinline__ unsigned to_bits(unsigned v) { return v; }
-__device__ __forceinline__ unsigned to_bits(float v) { return __float_as_uint(v); }
-template <class T> __device__ __forceinline__ T from_bits(unsigned bits);
-template <> __device__ __forceinline__ unsigned from_bits<unsigned>(unsigned bits) { return bits; }
-template <> __device__ __forceinline__ float from_bits<float>(unsigned bits) { return __uint_as_float(bits); }
-
-// Relaxed device-scope atomics: never torn, never served from a stale L1 line, eventually visible to a
-// spinning reader. No acquire/release is needed because no other memory is published through the flag.
-__device__ __forceinline__ unsigned long long load_status(unsigned long long* word)
-{
-    return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*word).load(cuda::memory_order_relaxed);
-}
-__device__ __forceinline__ void store_status(unsigned long long* word, unsigned long long value)
-{
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*word).store(value, cuda::memory_order_relaxed);
-}
-
-// Pauses of the look-back, in nanoseconds (CUB's sm_90 tuning for 4-byte sums; README "Waiting: when to look").
-// First wait: once A is out, give the predecessors about one L2 round trip to publish their P's, so that
-// one window usually ends the look-back. Poll wait: between re-reads of a window that still shows X.
-inline constexpr unsigned look_back_first_wait_ns = 1245;
-inline constexpr unsigned look_back_poll_wait_ns = 648;
 
 // Called by all 32 lanes of warp 0 with the tile's total; returns the sum of all earlier tiles to every lane.
 // Publishes A at once (it depends on nothing), waits, then looks back 32 predecessors at a time: lane l reads
@@ -429,31 +262,7 @@ __device__ T decoupled_look_back(unsigned long long* status, std::size_t tile, T
     return exclusive;
 }
 
-// Over 07.4: one kernel, each item read once and written once (2n, streaming accesses). Tile ids come from an
-// atomic counter in the order blocks start (not blockIdx.x, which the hardware may schedule in any order): a block
-// only ever waits for tiles whose blocks have already started, so every tile it waits for will publish.
-template <class T>
-__global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, std::size_t n,
-                                                           unsigned long long* tile_status, ScanKind kind,
-                                                           bool vector_io)
-{
-    __shared__ BlockScanStorage<T> storage;
-    __shared__ unsigned long long ticket;
-    if (threadIdx.x == 0) ticket = atomicAdd(&tile_status[0], 1ull);
-    __syncthreads();
-    const std::size_t tile = ticket;
-    const std::size_t tile_start = tile * blockDim.x * scan_items_per_thread;
-
-    T items[rounds][4];
-    T run_prefix[rounds];
-    load_items<Access::streaming>(in, n, tile_start, vector_io, items);
-    const T aggregate = block_scan_items(items, run_prefix, storage);
-    if (threadIdx.x < 32) {
-        const T prefix = decoupled_look_back(tile_status + 1, tile, aggregate);
-        if (threadIdx.x == 0) storage.tile_prefix = prefix;
-    }
-    __syncthreads();
-    store_items<Access::streaming>(out, n, tile_start, vector_io, items, run_prefix, storage.tile_prefix, kind);
-}
-
 }  // namespace scan_detail
+
+// given: scan_single_pass.cuh, single_pass_kernel (it calls block_scan_items and decoupled_look_back)
+#include "scan_single_pass.cuh"
