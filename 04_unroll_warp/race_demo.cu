@@ -1,6 +1,6 @@
 // The seed's last-warp unroll, kept as a warning: `volatile` shared memory and no synchronization, relying
-// on the 32 threads of a warp running in lockstep. Not part of the graded checks. Run it, then run it under
-// the race checker (see the README, "The volatile last warp"):
+// on the 32 threads of a warp running in lockstep. Not graded; build it with `ninja -C build`, run it, then
+// under racecheck (README: "04.2 · The last warp, and why the seed's version is undefined behaviour"):
 //   build/subprojects/04_unroll_warp/unroll_warp_race_demo
 //   compute-sanitizer --tool racecheck build/subprojects/04_unroll_warp/unroll_warp_race_demo --n 2^16
 #include "course/args.hpp"

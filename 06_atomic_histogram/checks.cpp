@@ -82,9 +82,9 @@ void require_histogram(const std::string& task, const std::string& what, const s
                        const course::Histogram256& expected, std::size_t n)
 {
     const std::uint64_t total = std::accumulate(got.begin(), got.end(), std::uint64_t{0});
-    if (total != n) FAIL(task << ": " << what << " counted " << total << " bytes in all, expected n = " << n);
-    if (const auto mismatch = course::first_mismatch(expected.data(), got.data(), histogram_bins))
-        FAIL(task << ": " << what << ": bins: " << course::describe(*mismatch, histogram_bins));
+    REQUIRE_MESSAGE(total == n, task << ": " << what << " counted " << total << " bytes in all, expected n = " << n);
+    const auto mismatch = course::first_mismatch(expected.data(), got.data(), histogram_bins);
+    REQUIRE_MESSAGE(!mismatch, task << ": " << what << ": bins: " << course::describe(*mismatch, histogram_bins));
 }
 
 class KernelCheck {

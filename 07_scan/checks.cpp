@@ -104,19 +104,15 @@ bool check_int_scan(const std::string& task, const std::string& what, IntInput& 
         expected = expected_shifted.data();
     }
     const std::string label = what + " " + to_string(kind);
-    if (const auto mm = course::first_mismatch(expected, got.data() + shift, n)) {
-        FAIL_CHECK(task << ": " << label << ": " << course::describe(*mm, n));
-        return false;
-    }
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        if (i >= shift && i < shift + n) continue;
-        if (got[i] != poison_int()) {
-            FAIL_CHECK(task << ": " << label << " wrote outside its output (element " << static_cast<long long>(i) -
-                                    static_cast<long long>(shift) << ")");
-            return false;
-        }
-    }
-    return true;
+    const auto mm = course::first_mismatch(expected, got.data() + shift, n);
+    VERIFY(!mm, task << ": " << label << ": " << course::describe(*mm, n));
+    if (mm) return false;
+    std::size_t outside = 0;  // the first element written outside [shift, shift + n)
+    while (outside < got.size() && ((outside >= shift && outside < shift + n) || got[outside] == poison_int()))
+        ++outside;
+    VERIFY(outside == got.size(), task << ": " << label << " wrote outside its output (element "
+                                       << static_cast<long long>(outside) - static_cast<long long>(shift) << ")");
+    return outside == got.size();
 }
 
 std::vector<int> wrapping_values(std::size_t n, std::uint64_t salt)
@@ -237,19 +233,19 @@ bool check_float_scan(const std::string& task, const std::string& what, const st
     std::vector<double> expected;
     reference(kind, host.data(), n, expected);
     double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
-    for (std::size_t i = 0; i < n; ++i) {
+    std::size_t i = 0;      // the first element outside its tolerance
+    double tolerance = 0;
+    for (; i < n; ++i) {
         const bool inclusive = kind == ScanKind::inclusive;
         if (inclusive) abs_prefix += std::fabs(static_cast<double>(host[i]));
-        const double tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
+        tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
         const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
-        if (!(error <= tolerance)) {  // also catches NaN (the poison is a finite float, but wrong)
-            FAIL_CHECK(task << ": " << what << " " << to_string(kind) << ": element " << i << " of " << n << " is "
-                            << got[i] << ", expected " << expected[i] << " +- " << tolerance);
-            return false;
-        }
+        if (!(error <= tolerance)) break;  // also catches NaN (the poison is a finite float, but wrong)
         if (!inclusive) abs_prefix += std::fabs(static_cast<double>(host[i]));
     }
-    return true;
+    VERIFY(i == n, task << ": " << what << " " << to_string(kind) << ": element " << i << " of " << n << " is "
+                        << got[i] << ", expected " << expected[i] << " +- " << tolerance);
+    return i == n;
 }
 
 }  // namespace
@@ -310,13 +306,13 @@ TEST_CASE("large: scan_single_pass of 2^31 + 7 ints")
     for (std::size_t start = 0; start < n; start += chunk.size()) {
         const std::size_t count = std::min(chunk.size(), n - start);
         CUDA_CHECK(cudaMemcpy(chunk.data(), d_out.data() + start, count * sizeof(int), cudaMemcpyDeviceToHost));
-        for (std::size_t k = 0; k < count; ++k) {
-            const auto expected = static_cast<int>(static_cast<std::uint32_t>((start + k + 1) * 0x01010101ull));
-            if (chunk[k] != expected) {
-                FAIL_CHECK("scan_single_pass(n=" << n << ", block=256): element " << start + k << " is " << chunk[k]
-                                                  << ", expected " << expected);
-                return;
-            }
-        }
+        const auto expected = [start](std::size_t k) {
+            return static_cast<int>(static_cast<std::uint32_t>((start + k + 1) * 0x01010101ull));
+        };
+        std::size_t k = 0;
+        while (k < count && chunk[k] == expected(k)) ++k;
+        VERIFY(k == count, "scan_single_pass(n=" << n << ", block=256): element " << start + k << " is "
+                                                 << chunk[k] << ", expected " << expected(k));
+        if (k != count) return;
     }
 }

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Grader fixtures: a class of submissions, each made from this repository's starter or solution files plus
+one typical problem, in every form tools/grade.py reads; and the check of the grades they must get.
+
+    python3 tests/grading/fixtures.py make CLASS_DIR            # write the submissions
+    python3 tools/grade.py --class CLASS_DIR --out GRADES
+    python3 tests/grading/fixtures.py check CLASS_DIR GRADES    # exit 1 unless every grade is as expected
+
+With a GPU the solution must score every task; without one, every host task, the GPU tasks "not graded".
+"""
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = {k: v for k, v in json.loads((ROOT / "tools/grading/student_files.json").read_text()).items()
+            if not k.startswith("_")}
+
+STATIC_INIT_EXIT = "\n#include <cstdlib>\nstruct G { G() { std::_Exit(0); } };\nstatic G g;\n"
+
+
+def files_of(variant):
+    """{'NN_name/starter/file': text} with the starter's or the solution's content."""
+    return {f"{ch}/{f}": (ROOT / ch / f.replace("starter/", f"{variant}/", 1)).read_text()
+            for ch, fs in MANIFEST.items() for f in fs}
+
+
+def only(chapter, files):
+    return next(k for k in files if k.startswith(chapter + "/"))
+
+
+def write_tree(folder, files):
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+
+
+# name -> (how it is packed, files, expectation). Expectations are checked by check() below.
+def fixtures():
+    solution, starter = files_of("solution"), files_of("starter")
+    broken = dict(solution)
+    broken[only("03_interleaved", broken)] += "\nthis line is not C++;\n"
+    cheat = dict(solution)
+    cheat[only("03_interleaved", cheat)] += STATIC_INIT_EXIT
+    edited = dict(starter)
+    edited["03_interleaved/checks.cpp"] = ('#include <doctest/doctest.h>\n'
+                                           'TEST_CASE("TODO(03.1) everything passes") { CHECK(true); }\n')
+    edited["03_interleaved/meson.build"] = "project('edited')\n"
+    cub = dict(solution)
+    cub[only("04_unroll_warp", cub)] = "#include <cub/block/block_reduce.cuh>\n" + cub[only("04_unroll_warp", cub)]
+    return {
+        "solution": ("folder", solution, "all"),
+        "starter": ("tar.gz", starter, "zero"),
+        "compile_error_03": ("git", broken, "compile error 03"),
+        "static_init_exit_03": ("folder", cheat, "no report 03"),
+        "edited_checks": ("zip", edited, "ignored"),
+        "uses_cub_04": ("git", cub, "uses CUB 04"),
+    }
+
+
+def make(class_dir):
+    class_dir = Path(class_dir)
+    if class_dir.exists():
+        shutil.rmtree(class_dir)
+    class_dir.mkdir(parents=True)
+    for name, (form, files, _) in fixtures().items():
+        if form in ("folder", "git"):
+            write_tree(class_dir / name, files)
+            if form == "git":
+                git = ["git", "-C", str(class_dir / name), "-c", "user.name=student", "-c", "user.email=s@example.org"]
+                subprocess.run(git[:3] + ["init", "-q"], check=True)
+                subprocess.run(git + ["add", "-A"], check=True)
+                subprocess.run(git + ["commit", "-q", "-m", "my solutions"], check=True)
+            continue
+        staging = class_dir / f".{name}"
+        write_tree(staging / "course-main", files)  # archives hold the course one folder down
+        if form == "tar.gz":
+            with tarfile.open(class_dir / f"{name}.tar.gz", "w:gz") as tar:
+                tar.add(staging / "course-main", arcname="course-main")
+        else:
+            with zipfile.ZipFile(class_dir / f"{name}.zip", "w") as z:
+                for p in sorted((staging / "course-main").rglob("*")):
+                    if p.is_file():
+                        z.write(p, p.relative_to(staging).as_posix())
+        shutil.rmtree(staging)
+    print(f"{len(fixtures())} fixture submissions in {class_dir}")
+
+
+def check(class_dir, grades):
+    grades = Path(grades)
+    problems = []
+    rows = (grades / "gradebook.csv").read_text().splitlines()
+    if len(rows) - 1 != len(fixtures()):
+        problems.append(f"gradebook.csv has {len(rows) - 1} rows, expected {len(fixtures())}")
+    for name, (_, _, expect) in fixtures().items():
+        g = json.loads((grades / name / "grade.json").read_text())
+        tasks = g["tasks"]
+        gpu = g["gpu"]
+        by_chapter = lambda ch: [t for t in tasks if t["chapter"] == ch]  # noqa: E731
+        host = [t for t in tasks if t["chapter"] in ("01_serial_recursive",) or t["task"] == "06.1"]
+
+        def want(cond, what):
+            if not cond:
+                problems.append(f"{name}: {what}")
+
+        if expect == "all":
+            if gpu:
+                want(all(t["status"] == "passed" for t in tasks), "with a GPU, every task must pass: " +
+                     ", ".join(f"{t['task']} {t['status']} ({t['reason']})" for t in tasks if t["status"] != "passed"))
+            else:
+                want(all(t["status"] == "passed" for t in host), "every host task must pass")
+                want(all(t["status"] == "not graded" for t in tasks if t not in host), "GPU tasks must be not graded")
+                want(g["max_points"] == len(host), f"graded maximum {g['max_points']}, expected {len(host)} host tasks")
+        elif expect == "zero":
+            want(g["points"] == 0, f"the starter scored {g['points']}")
+            want(all(t["status"] != "passed" for t in tasks), "a starter task passed")
+        elif expect == "compile error 03":
+            ch03 = by_chapter("03_interleaved")
+            want(all(t["status"] == "failed" and "does not compile" in t["reason"] and "error" in t["reason"]
+                     for t in ch03), "chapter 03 must fail with the compiler's message: " + ch03[0]["reason"])
+            want(all(t["status"] == "passed" for t in host), "the other chapters must still be graded")
+        elif expect == "no report 03":
+            ch03 = by_chapter("03_interleaved")
+            want(all(t["status"] == "failed" and "no test report" in t["reason"] for t in ch03),
+                 "the _Exit(0) cheat must fail chapter 03 with 'no test report': " + ch03[0]["reason"])
+            want(all(t["status"] == "passed" for t in host), "the other chapters must still be graded")
+        elif expect == "ignored":
+            want(g["points"] == 0, f"edited checks.cpp/meson.build scored {g['points']} (must be graded as pristine)")
+            for f in ("03_interleaved/checks.cpp", "03_interleaved/meson.build"):
+                want(f in g["ignored_files"], f"{f} is not listed as ignored: {g['ignored_files']}")
+        elif expect == "uses CUB 04":
+            ch04 = by_chapter("04_unroll_warp")
+            want(all(t["status"] == "failed" and "uses CUB" in t["reason"] for t in ch04),
+                 "chapter 04 must fail with 'uses CUB': " + ch04[0]["reason"])
+            want(all(t["status"] == "passed" for t in host), "the other chapters must still be graded")
+        print(f"{name:<22} {g['points']:>3}/{g['max_points']:<3} not graded {g['not_graded']:<3} {g['seconds']:>6.0f} s")
+    if problems:
+        sys.exit("grader fixtures:\n  " + "\n  ".join(problems))
+    print(f"grader fixtures: all {len(fixtures())} graded as expected")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "make":
+        make(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "check":
+        check(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)

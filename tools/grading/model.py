@@ -1,0 +1,48 @@
+"""Tasks, test outcomes, and how the tests of one task combine into its verdict."""
+import re
+from dataclasses import asdict, dataclass, field
+
+PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
+_RANK = {PASSED: 0, NOT_GRADED: 1, FAILED: 2}
+
+# A graded Meson test is named after its task: "TODO(03.2) reduce_shared_modulo".
+TASK_TEST = re.compile(r"^TODO\((\d\d)\.(\d+)\)\s*(.*)$")
+
+
+@dataclass
+class Outcome:
+    """The verdict of one Meson test (one run of a test program)."""
+    test: str
+    status: str
+    reason: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Task:
+    task: str          # "03.2"
+    chapter: str       # "03_interleaved"
+    name: str
+    status: str = PASSED
+    reason: str = ""
+    tests: list = field(default_factory=list)
+
+    def add(self, outcome):
+        """A task passes only if every one of its tests passes; a failure outranks a test not graded."""
+        self.tests.append(outcome)
+        if _RANK[outcome.status] > _RANK[self.status]:
+            self.status, self.reason = outcome.status, outcome.reason
+
+    def fail_all(self, reason):
+        """The whole task fails for a reason found before any test ran (compile error, forbidden library)."""
+        self.status, self.reason = FAILED, reason
+
+    def as_dict(self):
+        d = asdict(self)
+        d["tests"] = [asdict(t) for t in self.tests]
+        return d
+
+
+def task_sort_key(task_id):
+    chapter, number = task_id.split(".")
+    return int(chapter), int(number)

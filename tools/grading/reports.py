@@ -1,0 +1,103 @@
+"""The grade of one student in every format an instructor or an LMS takes, and the class gradebook.
+
+One point per task. The maximum counts graded tasks only: a task not graded (e.g. a GPU task on a machine
+without a GPU) is listed apart, per chapter and in the total, never counted as 0 out of 1.
+"""
+import csv
+import json
+from xml.sax.saxutils import quoteattr
+
+from .model import FAILED, NOT_GRADED, PASSED
+
+
+def summarize(tasks, chapters):
+    """{chapter: {"points", "max_points", "not_graded", "failed"}} in chapter order, and the totals."""
+    per = {ch: {"points": 0, "max_points": 0, "not_graded": 0, "failed": 0} for ch in chapters}
+    for t in tasks:
+        c = per.setdefault(t.chapter, {"points": 0, "max_points": 0, "not_graded": 0, "failed": 0})
+        if t.status == NOT_GRADED:
+            c["not_graded"] += 1
+        else:
+            c["max_points"] += 1
+            c["points"] += t.status == PASSED
+            c["failed"] += t.status == FAILED
+    total = {k: sum(c[k] for c in per.values()) for k in ("points", "max_points", "not_graded", "failed")}
+    return per, total
+
+
+def grade_record(student, tasks, chapters, **extra):
+    per, total = summarize(tasks, chapters)
+    return {"student": student, **total, "chapters": per, "tasks": [t.as_dict() for t in tasks], **extra}
+
+
+def print_table(record, out=print):
+    out(f"{'chapter':<22} {'points':>7} {'failed':>6} {'not graded':>10}")
+    for ch, c in record["chapters"].items():
+        if c["max_points"] or c["not_graded"]:
+            out(f"{ch:<22} {c['points']:>3}/{c['max_points']:<3} {c['failed']:>6} {c['not_graded']:>10}")
+    for t in record["tasks"]:
+        if t["status"] != PASSED:
+            out(f"  TODO({t['task']}) {t['name']}: {t['status']}" + (f" - {t['reason']}" if t["reason"] else ""))
+    line = f"total: {record['points']}/{record['max_points']} points (graded tasks)"
+    if record["not_graded"]:
+        line += f"; {record['not_graded']} task(s) not graded on this machine, not counted"
+    out(line)
+
+
+def write_json(record, path):
+    path.write_text(json.dumps(record, indent=2) + "\n")
+
+
+def write_junit(record, path):
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             f'<testsuites name={quoteattr(record["student"])} tests="{len(record["tasks"])}" '
+             f'failures="{record["failed"]}" skipped="{record["not_graded"]}">']
+    for ch, c in record["chapters"].items():
+        tasks = [t for t in record["tasks"] if t["chapter"] == ch]
+        if not tasks:
+            continue
+        lines.append(f'  <testsuite name="{ch}" tests="{len(tasks)}" failures="{c["failed"]}" '
+                     f'skipped="{c["not_graded"]}">')
+        for t in tasks:
+            seconds = sum(o["seconds"] for o in t["tests"])
+            head = (f'    <testcase classname="{ch}" name={quoteattr("TODO(" + t["task"] + ") " + t["name"])} '
+                    f'time="{seconds:.2f}"')
+            if t["status"] == FAILED:
+                lines.append(f'{head}><failure message={quoteattr(t["reason"])}/></testcase>')
+            elif t["status"] == NOT_GRADED:
+                lines.append(f'{head}><skipped message={quoteattr(t["reason"])}/></testcase>')
+            else:
+                lines.append(f"{head}/>")
+        lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_gradescope(record, path):
+    """Gradescope's autograder results.json: a task not graded is worth 0 of 0 and says why."""
+    tests = []
+    for t in record["tasks"]:
+        graded = t["status"] != NOT_GRADED
+        tests.append({"name": f"TODO({t['task']}) {t['name']}", "number": t["task"],
+                      "score": 1 if t["status"] == PASSED else 0, "max_score": 1 if graded else 0,
+                      "status": "passed" if t["status"] == PASSED else "failed",
+                      "output": t["reason"] if graded else f"not graded: {t['reason']}"})
+    notes = []
+    if record.get("ignored_files"):
+        notes.append("ignored (not the student's files): " + ", ".join(record["ignored_files"]))
+    if record.get("missing_files"):
+        notes.append("not in the submission, graded as the unmodified starter: " + ", ".join(record["missing_files"]))
+    path.write_text(json.dumps({"score": record["points"], "max_score": record["max_points"],
+                                "output": "\n".join(notes), "tests": tests,
+                                "execution_time": round(record.get("seconds", 0))}, indent=2) + "\n")
+
+
+def write_gradebook(records, chapters, path):
+    """One row per student: points per chapter, total, graded maximum, tasks not graded."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student", *chapters, "total", "graded_max", "not_graded"])
+        for r in sorted(records, key=lambda r: r["student"]):
+            w.writerow([r["student"], *(r["chapters"].get(ch, {}).get("points", 0) for ch in chapters),
+                        r["points"], r["max_points"], r["not_graded"]])
+

@@ -1,0 +1,161 @@
+"""Runs the graded tests of a configured build: every Meson test named "TODO(NN.k) ...", each program run on
+its own with doctest's XML report, a time limit per test and a wall-clock limit per chapter.
+
+The test list, commands and time limits come from Meson's introspection files of the build; the test cases
+each run must report come from the checks sources of that build's tree (for a submission: the trusted tree).
+"""
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from . import doctest_xml
+from .model import FAILED, TASK_TEST, Outcome, Task, task_sort_key
+
+TIMEOUT_HINT = "a hung kernel, a spin-wait that never ends, or an endless loop?"
+
+
+class Build:
+    """A configured Meson build directory of the course (or of one chapter built alone)."""
+
+    def __init__(self, build_dir):
+        self.dir = Path(build_dir).resolve()
+        info = self.dir / "meson-info"
+        if not (info / "meson-info.json").exists():
+            raise SystemExit(f"grade: {self.dir} is not a configured Meson build directory (run meson setup first)")
+        self.source = Path(json.loads((info / "meson-info.json").read_text())["directories"]["source"])
+        self.tests = json.loads((info / "intro-tests.json").read_text())
+        self.targets = json.loads((info / "intro-targets.json").read_text())
+
+    def task_tests(self):
+        """The graded tests, in task order."""
+        tests = [t for t in self.tests if TASK_TEST.match(t["name"])]
+        return sorted(tests, key=lambda t: task_sort_key(_task_id(t["name"])))
+
+    def executables(self):
+        """The test programs of the graded tests (paths in the build directory)."""
+        return sorted({t["cmd"][0] for t in self.task_tests()})
+
+    def checks_sources(self, exe):
+        """The C++ sources of the target that builds `exe` (its doctest cases are declared there)."""
+        for target in self.targets:
+            if exe in target["filename"]:
+                return [s for ts in target["target_sources"] for s in ts.get("sources", [])
+                        if s.endswith((".cpp", ".cu"))]
+        return []
+
+    def probe_test(self, name):
+        return next((t for t in self.tests if t["name"] == name), None)
+
+
+def _task_id(test_name):
+    m = TASK_TEST.match(test_name)
+    return f"{m.group(1)}.{m.group(2)}"
+
+
+def chapter_of(task_id, chapters):
+    return next((c for c in chapters if c.startswith(task_id.split(".")[0] + "_")), task_id.split(".")[0])
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _safe_name(text):
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
+
+
+def run_program(cmd, log_path, timeout, env=None, cwd=None):
+    """Runs one program in its own process group; returns (exit code or None on timeout, seconds)."""
+    start = time.monotonic()
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, cwd=cwd, start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # the program and anything it started
+            except ProcessLookupError:
+                pass
+            proc.wait()
+    return code, time.monotonic() - start
+
+
+def run_doctest(cmd, report, log, timeout, env=None, cwd=None):
+    """A doctest program with its XML report written to `report`."""
+    report.unlink(missing_ok=True)
+    return run_program(list(cmd) + ["--reporters=xml", f"--out={report}"], log, timeout, env, cwd)
+
+
+def gpu_works(build, out_dir):
+    """Whether this machine runs GPU code, asked of the course's own helper tests (no student code in them)."""
+    test = build.probe_test("gpu helpers")
+    if test is None or not Path(test["cmd"][0]).exists():
+        return False
+    report = out_dir / "gpu-probe.xml"
+    code, _ = run_doctest([test["cmd"][0], "--test-case=DeviceBuffer*"], report, out_dir / "gpu-probe.log", 120,
+                          cwd=build.dir)
+    cases = doctest_xml.parse(report) or {}
+    return code == 0 and any(c["passed"] and c["asserts"] > 0 for c in cases.values())
+
+
+def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked=None, exe_hashes=None,
+              progress=None):
+    """Runs every graded test; returns {task id: Task}.
+
+    blocked: {chapter: reason} for chapters that must not run (compile error, forbidden library): their
+    tasks fail with that reason. exe_hashes: {program: sha256} taken right after the build; a program that
+    changed since (written by an earlier test program) is not run.
+    """
+    blocked = blocked or {}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tasks, started = {}, {}
+    for test in build.task_tests():
+        task_id = _task_id(test["name"])
+        chapter = chapter_of(task_id, chapters)
+        task = tasks.get(task_id)
+        if task is None:
+            task = tasks[task_id] = Task(task_id, chapter, TASK_TEST.match(test["name"]).group(3).strip())
+        if chapter in blocked:
+            task.add(Outcome(test["name"], FAILED, blocked[chapter]))
+            continue
+        exe = test["cmd"][0]
+        elapsed = time.monotonic() - started.setdefault(chapter, time.monotonic())
+        left = chapter_timeout - elapsed
+        if left <= 0:
+            task.add(Outcome(test["name"], FAILED, f"TIMEOUT: the chapter's limit of {chapter_timeout:.0f} s "
+                                                  "was used up before this test ran"))
+            continue
+        if not Path(exe).exists():
+            task.add(Outcome(test["name"], FAILED, "the test program was not built (see build.log)"))
+            continue
+        if exe_hashes is not None and exe_hashes.get(exe) != sha256(exe):
+            task.add(Outcome(test["name"], FAILED, "the test program was changed after the build"))
+            continue
+        if progress:
+            progress(test["name"])
+        stem = _safe_name(test["name"])
+        report, log = out_dir / f"{stem}.xml", out_dir / f"{stem}.log"
+        timeout = min(test["timeout"] or chapter_timeout, left)
+        env = dict(os.environ, **(test.get("env") or {}))
+        code, seconds = run_doctest(test["cmd"], report, log, timeout, env, test.get("workdir") or build.dir)
+        if code is None:
+            status, reason = FAILED, f"TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})"
+        else:
+            expected = doctest_xml.expected_cases(
+                doctest_xml.declared_cases(Path(s).read_text(errors="replace") for s in build.checks_sources(exe)),
+                test["cmd"][1:])
+            status, reason = doctest_xml.verdict(report, expected, code, gpu_present)
+        task.add(Outcome(test["name"], status, reason, round(seconds, 2)))
+    return {k: tasks[k] for k in sorted(tasks, key=task_sort_key)}
