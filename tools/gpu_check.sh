@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: configure and build the solutions, then run the selected stages.
 #
-#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench starter   (default: test)
+#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench starter grade   (default: test)
 #
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (one
 # suite, e.g. a chapter; default: every test the sanitizer setups take), TOOLS (default "memcheck racecheck
@@ -82,6 +82,13 @@ for stage in "${stages[@]}"; do
         else
             note "starter build FAILED"
         fi ;;
+    grade)  # the grader on its fixtures (tests/grading): a trusted tree, one submission after another
+        python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
+        python3 tools/grade.py --class "$LOGS/class" --out "$LOGS/grades" --gpu-arch "$ARCH" > "$LOGS/grade.log" 2>&1
+        python3 tests/grading/fixtures.py check "$LOGS/class" "$LOGS/grades" > "$LOGS/grade-check.log" 2>&1
+        note "grader fixtures: exit $? [$((SECONDS - t0)) s]; $(tail -1 "$LOGS/grade.log")"
+        cat "$LOGS/grade-check.log"
+        rm -rf "$LOGS/class" ;;
     *) note "unknown stage $stage" ;;
     esac
 done

@@ -121,7 +121,7 @@ def first_errors(ninja_log, chapter, alone=False, lines=6):
             continue
         if re.match(r"^\[\d+/\d+\] |^ninja: ", line):
             keep = False
-        if keep and re.search(r"\berror\b", line, re.IGNORECASE):
+        if keep and re.search(r"\berror\b", line, re.IGNORECASE) and "detected in the compilation" not in line:
             out.append(re.sub(r"^.*?/" + re.escape(chapter) + "/", f"{chapter}/", line.strip()))
             if len(out) == lines:
                 break
