@@ -84,7 +84,8 @@ for stage in "${stages[@]}"; do
         fi ;;
     grade)  # the grader on its fixtures (tests/grading): a trusted tree, one submission after another
         python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
-        python3 tools/grade.py --class "$LOGS/class" --out "$LOGS/grades" --gpu-arch "$ARCH" > "$LOGS/grade.log" 2>&1
+        python3 tools/grade.py --class "$LOGS/class" --out "$LOGS/grades" --gpu-arch "$ARCH" --worktree \
+            > "$LOGS/grade.log" 2>&1  # --worktree: a lent machine gets the files, its git metadata may be older
         python3 tests/grading/fixtures.py check "$LOGS/class" "$LOGS/grades" > "$LOGS/grade-check.log" 2>&1
         note "grader fixtures: exit $? [$((SECONDS - t0)) s]; $(tail -1 "$LOGS/grade.log")"
         cat "$LOGS/grade-check.log"

@@ -117,7 +117,7 @@ def grade_submissions(args):
     workspace = Path(args.workspace).resolve() if args.workspace else Path(tempfile.mkdtemp(prefix="grade-ws-"))
     start = time.monotonic()
     print(f"preparing the trusted tree in {workspace} ...", flush=True)
-    ws = Workspace(workspace, COURSE_ROOT, args.gpu_arch, reuse=bool(args.workspace))
+    ws = Workspace(workspace, COURSE_ROOT, args.gpu_arch, reuse=bool(args.workspace), worktree=args.worktree)
     gpu = gpu_works(ws.build, ws.path)
     print(f"graded against {ws.origin}; GPU: {'yes' if gpu else 'none usable (GPU tasks: not graded)'}", flush=True)
     records = []
@@ -147,6 +147,8 @@ def main():
     ap.add_argument("--student", help="the student id of --submission (default: its file name)")
     ap.add_argument("--out", default="grades", help="where reports go (default: ./grades)")
     ap.add_argument("--workspace", help="keep the trusted tree and its build here, and reuse it next time")
+    ap.add_argument("--worktree", action="store_true",
+                    help="grade against this repository's files as they are, not its HEAD commit")
     ap.add_argument("--gpu-arch", default="native", help="the gpu_arch option of the trusted build (default native)")
     ap.add_argument("--chapter-timeout", type=float, default=600, help="wall-clock seconds per chapter's tests")
     ap.add_argument("--build-timeout", type=int, default=1800, help="seconds for one submission's build")

@@ -25,29 +25,36 @@ def load_manifest():
     return {k: v for k, v in sorted(data.items()) if not k.startswith("_")}
 
 
-def export_commit(course_root, dest):
-    """The instructor's tree at HEAD (uncommitted edits are not graded with); returns a description."""
+def export_tree(course_root, dest, worktree=False):
+    """The instructor's tree: its HEAD commit (uncommitted edits are not graded with), or with worktree=True
+    (or outside a git checkout) the files as they are. Returns a description."""
     dest.mkdir(parents=True)
-    try:
-        commit = subprocess.run(["git", "-C", str(course_root), "rev-parse", "HEAD"], check=True,
-                                capture_output=True, text=True).stdout.strip()
-        archive = subprocess.run(["git", "-C", str(course_root), "archive", "--format=tar", commit],
-                                 check=True, capture_output=True).stdout
-    except (OSError, subprocess.CalledProcessError):
+    archive = None
+    if not worktree:
+        try:
+            commit = subprocess.run(["git", "-C", str(course_root), "rev-parse", "HEAD"], check=True,
+                                    capture_output=True, text=True).stdout.strip()
+            archive = subprocess.run(["git", "-C", str(course_root), "archive", "--format=tar", commit],
+                                     check=True, capture_output=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            archive = None
+    if archive is None:
         ignore = shutil.ignore_patterns(".git", "build*", "grades", "__pycache__")
         shutil.copytree(course_root, dest, symlinks=True, ignore=ignore, dirs_exist_ok=True)
-        return f"the files of {course_root} (not a git checkout)"
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(dest)
+        origin = f"the working tree of {course_root}"
+    else:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(dest)
+        origin = f"commit {commit[:12]} of {course_root}"
     # doctest fetched through the wrap on this machine: reuse it instead of downloading it again.
     for cached in list((course_root / "subprojects").glob("doctest-*")) + [course_root / "subprojects/packagecache"]:
         if cached.is_dir():
             shutil.copytree(cached, dest / "subprojects" / cached.name, symlinks=True, dirs_exist_ok=True)
-    return f"commit {commit[:12]} of {course_root}"
+    return origin
 
 
 class Workspace:
-    def __init__(self, path, course_root, gpu_arch="native", reuse=False):
+    def __init__(self, path, course_root, gpu_arch="native", reuse=False, worktree=False):
         self.path = Path(path).resolve()
         self.src = self.path / "src"
         self.build_dir = self.path / "build"
@@ -58,7 +65,7 @@ class Workspace:
             if self.path.exists():
                 shutil.rmtree(self.path)
             self.path.mkdir(parents=True)
-            self.origin = export_commit(Path(course_root).resolve(), self.src)
+            self.origin = export_tree(Path(course_root).resolve(), self.src, worktree)
             (self.path / "origin.txt").write_text(self.origin)
             setup = subprocess.run(["meson", "setup", str(self.build_dir), str(self.src), "-Dvariant=starter",
                                     f"-Dgpu_arch={gpu_arch}"], capture_output=True, text=True)
