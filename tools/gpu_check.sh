@@ -29,12 +29,14 @@ build=build-gpu
 t0=$SECONDS
 # --reconfigure: a warm machine keeps the build directory, and the chapters present may have changed.
 reconfigure() { [ -d "$1" ] && echo --reconfigure; }
+if [ "${stages[*]}" != grade ]; then  # the grade stage builds its own trusted trees
 if meson setup $(reconfigure "$build") "$build" -Dvariant=solution -Dgpu_arch="$ARCH" > "$LOGS/setup.log" 2>&1 &&
    ninja -C "$build" > "$LOGS/build.log" 2>&1; then
     note "build (solution, sm_$ARCH): ok in $((SECONDS - t0)) s"
 else
     note "build FAILED (see setup.log / build.log)"; tail -40 "$LOGS/build.log" "$LOGS/setup.log"
     tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs; exit 1
+fi
 fi
 
 count() {  # count <testlog.json>: "N ok, N fail, N skip"
@@ -82,13 +84,23 @@ for stage in "${stages[@]}"; do
         else
             note "starter build FAILED"
         fi ;;
-    grade)  # the grader on its fixtures (tests/grading): a trusted tree, one submission after another
+    grade)  # the grader on its fixtures (tests/grading) with each worker count of GRADE_WORKERS (default 1);
+            # GRADE_ARGS adds options. --worktree: a lent machine gets the files, its git metadata may be older.
         python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
-        python3 tools/grade.py --class "$LOGS/class" --out "$LOGS/grades" --gpu-arch "$ARCH" --worktree \
-            > "$LOGS/grade.log" 2>&1  # --worktree: a lent machine gets the files, its git metadata may be older
-        python3 tests/grading/fixtures.py check "$LOGS/class" "$LOGS/grades" > "$LOGS/grade-check.log" 2>&1
-        note "grader fixtures: exit $? [$((SECONDS - t0)) s]; $(tail -1 "$LOGS/grade.log")"
-        cat "$LOGS/grade-check.log"
+        first=
+        for workers in ${GRADE_WORKERS:-1}; do
+            grades=$LOGS/grades-w$workers
+            python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree \
+                --workers "$workers" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers.log" 2>&1
+            python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" > "$LOGS/grade-check-w$workers.log" 2>&1
+            note "grader fixtures, $workers worker(s): check exit $?; $(grep 'worker(s):' "$LOGS/grade-w$workers.log")"
+            cat "$LOGS/grade-check-w$workers.log"
+            if [ -n "$first" ]; then
+                if diff -q "$first" "$grades/gradebook.csv" > /dev/null; then note "gradebook with $workers workers: identical"
+                else note "gradebook with $workers workers: DIFFERS"; fi
+            fi
+            first=${first:-$grades/gradebook.csv}
+        done
         rm -rf "$LOGS/class" ;;
     *) note "unknown stage $stage" ;;
     esac

@@ -2,7 +2,9 @@
 """Grade the course: one point per task (a Meson test named "TODO(NN.k) ...").
 
     python3 tools/grade.py --submission PATH [--student ID]   # one student, in a trusted tree
-    python3 tools/grade.py --class DIR                         # every submission in DIR -> gradebook.csv
+    python3 tools/grade.py --class DIR [--workers N]           # every submission in DIR -> gradebook.csv
+    python3 tools/grade.py --class DIR --slurm [--submit]      # the same as a Slurm job array
+    python3 tools/grade.py --merge OUT                         # gradebook.csv from OUT/*/grade.json
     python3 tools/grade.py build                               # a build directory as it is (your own work)
 
 A submission is a folder, a git repository (its committed HEAD) or a .tar.gz/.zip. Only the files that
@@ -18,83 +20,42 @@ library implementing the task (CUB, Thrust, libcu++ algorithms, cuBLAS, ...) fai
 
 Reports per student (under --out, default ./grades/<student>/): grade.json, grade.junit.xml, results.json
 (Gradescope), build.log and one log and XML report per test; --class also writes grades/gradebook.csv.
+With --workers N, N trusted trees grade N submissions at once, pinned round-robin to the GPUs
+(CUDA_VISIBLE_DEVICES); two submissions never run their tests on one GPU at the same time.
 """
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from grading import reports  # noqa: E402
+from grading import reports, slurm  # noqa: E402
+from grading.batch import grade_batch  # noqa: E402
 from grading.runner import Build, gpu_works, run_tasks  # noqa: E402
-from grading.shortcuts import find_forbidden  # noqa: E402
-from grading.submission import (ARCHIVES, find_course_root, ignored_files, open_submission,  # noqa: E402
-                                student_id, take_student_files)
-from grading.workspace import Workspace, compile_tests, load_manifest  # noqa: E402
+from grading.submission import ARCHIVES, student_id  # noqa: E402
+from grading.workspace import compile_tests, load_manifest  # noqa: E402
 
 COURSE_ROOT = Path(__file__).resolve().parent.parent
-
-
-def write_reports(record, out_dir):
-    out_dir.mkdir(parents=True, exist_ok=True)
-    reports.write_json(record, out_dir / "grade.json")
-    reports.write_junit(record, out_dir / "grade.junit.xml")
-    reports.write_gradescope(record, out_dir / "results.json")
 
 
 def grade_build(args):
     """A build directory as it stands: the student's own tree, for practice (not a trusted grade)."""
     build = Build(args.build)
     chapters = list(load_manifest())
-    out = build.dir / "grade-logs"
     start = time.monotonic()
     errors, _, _ = compile_tests(build, chapters, build.dir / "grade-build.log", args.build_timeout)
-    gpu = gpu_works(build, out.parent)
-    tasks = run_tasks(build, chapters, out, gpu_present=gpu, chapter_timeout=args.chapter_timeout,
-                      blocked=errors, progress=None if args.quiet else lambda t: print(f"  running {t}", flush=True))
+    gpu = gpu_works(build, build.dir)
+    tasks = run_tasks(build, chapters, build.dir / "grade-logs", gpu_present=gpu,
+                      chapter_timeout=args.chapter_timeout, blocked=errors, jobs=args.jobs,
+                      progress=None if args.quiet else lambda t: print(f"  running {t}", flush=True))
     if not tasks:
         sys.exit("grade: no TODO task tests in this build")
     record = reports.grade_record(str(build.dir), list(tasks.values()), chapters, gpu=gpu,
                                   seconds=round(time.monotonic() - start, 1))
     reports.print_table(record)
-    for name, path in (("grade.json", reports.write_json), ("grade.junit.xml", reports.write_junit),
-                       ("results.json", reports.write_gradescope)):
-        path(record, build.dir / name)
-    print(f"reports: {build.dir}/grade.json, grade.junit.xml, results.json; logs in {out}")
-
-
-def grade_one(ws, path, student, out_root, args, gpu):
-    """One submission in the workspace; returns its record."""
-    start = time.monotonic()
-    out_dir = out_root / student
-    if out_dir.exists():
-        shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True)
-    with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
-        scratch = Path(scratch)
-        try:
-            folder, how = open_submission(path, scratch)
-        except (ValueError, OSError) as e:
-            folder, how = None, f"unreadable: {e}"
-        root = find_course_root(folder, ws.manifest) if folder else None
-        files, missing = take_student_files(root, ws.manifest)
-        ignored = ignored_files(root, ws.src, ws.manifest)
-        ws.lay_over(files)
-        blocked, hashes, build_s = ws.compile(out_dir / "build.log", args.build_timeout)
-        owned = {ch: [ws.src / ch / f for f in fs] for ch, fs in ws.manifest.items()
-                 if ch not in blocked and any((ch, f) in files for f in fs)}
-        blocked.update(find_forbidden(ws.build_dir, owned, ws.src, scratch))
-    tasks = run_tasks(ws.build, list(ws.manifest), out_dir / "tests", gpu_present=gpu,
-                      chapter_timeout=args.chapter_timeout, blocked=blocked, exe_hashes=hashes)
-    record = reports.grade_record(student, list(tasks.values()), list(ws.manifest), submission=str(path),
-                                  read_as=how, graded_against=ws.origin, gpu=gpu, missing_files=missing,
-                                  ignored_files=ignored, build_seconds=round(build_s, 1),
-                                  seconds=round(time.monotonic() - start, 1))
-    write_reports(record, out_dir)
-    return record
+    reports.write_all(record, build.dir)
+    print(f"reports: {build.dir}/grade.json, grade.junit.xml, results.json; logs in {build.dir / 'grade-logs'}")
 
 
 def submissions_in(folder):
@@ -113,29 +74,23 @@ def grade_submissions(args):
         entries = [(p, student_id(p)) for p in submissions_in(args.class_dir)]
     ids = [s for _, s in entries]
     if len(set(ids)) != len(ids):
-        sys.exit("grade: two submissions have the same student id: " + ", ".join(sorted({s for s in ids if ids.count(s) > 1})))
-    workspace = Path(args.workspace).resolve() if args.workspace else Path(tempfile.mkdtemp(prefix="grade-ws-"))
-    start = time.monotonic()
-    print(f"preparing the trusted tree in {workspace} ...", flush=True)
-    ws = Workspace(workspace, COURSE_ROOT, args.gpu_arch, reuse=bool(args.workspace), worktree=args.worktree)
-    gpu = gpu_works(ws.build, ws.path)
-    print(f"graded against {ws.origin}; GPU: {'yes' if gpu else 'none usable (GPU tasks: not graded)'}", flush=True)
-    records = []
-    for i, (path, student) in enumerate(entries, 1):
-        record = grade_one(ws, path, student, out_root, args, gpu)
-        records.append(record)
-        print(f"[{i}/{len(entries)}] {student}: {record['points']}/{record['max_points']} points"
-              + (f", {record['not_graded']} not graded" if record["not_graded"] else "")
-              + f" ({record['seconds']:.0f} s)", flush=True)
-        if args.submission or args.verbose:
-            reports.print_table(record, out=lambda line: print("    " + line))
+        sys.exit("grade: two submissions have the same student id: "
+                 + ", ".join(sorted({s for s in ids if ids.count(s) > 1})))
+    if args.slurm:
+        folder = slurm.write_jobs(entries, out_root, Path(__file__).resolve(), args)
+        print(f"Slurm jobs for {len(entries)} submission(s) in {folder}: grade-array.sbatch (one array task "
+              f"each), merge.sbatch (gradebook.csv after them); submit with: bash {folder / 'submit.sh'}")
+        if args.submit:
+            print(slurm.submit(folder), end="")
+        return
+    records, summary = grade_batch(entries, COURSE_ROOT, out_root, args, log=lambda line: print(line, flush=True))
+    if args.submission:
+        reports.print_table(records[0], out=lambda line: print("    " + line))
     if args.class_dir:
-        reports.write_gradebook(records, list(ws.manifest), out_root / "gradebook.csv")
+        reports.write_gradebook(records, list(load_manifest()), out_root / "gradebook.csv")
         print(f"gradebook: {out_root / 'gradebook.csv'}")
-    wall = time.monotonic() - start
-    print(f"{len(records)} submission(s) in {wall:.0f} s; reports under {out_root}")
-    if not args.workspace:
-        shutil.rmtree(workspace, ignore_errors=True)
+    print("\n".join(summary))
+    print(f"reports under {out_root}")
 
 
 def main():
@@ -144,6 +99,7 @@ def main():
     what.add_argument("build", nargs="?", help="a configured build directory, graded as it is")
     what.add_argument("--submission", metavar="PATH", help="one submission (folder, git repository, archive)")
     what.add_argument("--class", dest="class_dir", metavar="DIR", help="a folder of submissions, one per student")
+    what.add_argument("--merge", metavar="OUT", help="write OUT/gradebook.csv from OUT/*/grade.json")
     ap.add_argument("--student", help="the student id of --submission (default: its file name)")
     ap.add_argument("--out", default="grades", help="where reports go (default: ./grades)")
     ap.add_argument("--workspace", help="keep the trusted tree and its build here, and reuse it next time")
@@ -152,13 +108,28 @@ def main():
     ap.add_argument("--gpu-arch", default="native", help="the gpu_arch option of the trusted build (default native)")
     ap.add_argument("--chapter-timeout", type=float, default=600, help="wall-clock seconds per chapter's tests")
     ap.add_argument("--build-timeout", type=int, default=1800, help="seconds for one submission's build")
+    ap.add_argument("--workers", type=int, default=1, help="submissions graded at once (default 1)")
+    ap.add_argument("--jobs", type=int, default=4, help="test programs of one submission run at once (default 4)")
+    ap.add_argument("--slurm", action="store_true", help="with --class: write a Slurm job array instead of grading")
+    ap.add_argument("--submit", action="store_true", help="with --slurm: submit it (sbatch)")
+    ap.add_argument("--slurm-time", default="00:30:00", help="time limit of one array task (default 00:30:00)")
+    ap.add_argument("--slurm-cpus", type=int, default=8, help="CPUs of one array task (default 8)")
+    ap.add_argument("--slurm-option", action="append", default=[], metavar="OPT",
+                    help="an extra #SBATCH line, e.g. --slurm-option=--partition=gpu (repeatable)")
     ap.add_argument("--verbose", action="store_true", help="print every student's table with --class")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args()
     if args.student and not args.submission:
         ap.error("--student goes with --submission")
+    if (args.slurm and not args.class_dir) or (args.submit and not args.slurm):
+        ap.error("--slurm goes with --class, --submit with --slurm")
+    if args.workers < 1 or args.jobs < 1:
+        ap.error("--workers and --jobs take a number of at least 1")
     if args.build:
         grade_build(args)
+    elif args.merge:
+        records = reports.merge_gradebook(Path(args.merge).resolve(), list(load_manifest()))
+        print(f"gradebook: {Path(args.merge).resolve() / 'gradebook.csv'} ({len(records)} students)")
     else:
         grade_submissions(args)
 

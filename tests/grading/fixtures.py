@@ -9,6 +9,7 @@ one typical problem, in every form tools/grade.py reads; and the check of the gr
 With a GPU the solution must score every task; without one, every host task, the GPU tasks "not graded".
 """
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,11 @@ MANIFEST = {k: v for k, v in json.loads((ROOT / "tools/grading/student_files.jso
             if not k.startswith("_")}
 
 STATIC_INIT_EXIT = "\n#include <cstdlib>\nstruct G { G() { std::_Exit(0); } };\nstatic G g;\n"
+
+
+def hang_first_kernel(text):
+    """Every thread of the file's first kernel spins forever (clock64() cannot be optimized away)."""
+    return re.sub(r"(__global__[^{]*\{)", r"\1\n    while (clock64() >= 0) {}  // never ends\n", text, count=1)
 
 
 def files_of(variant):
@@ -52,8 +58,13 @@ def fixtures():
     edited["03_interleaved/meson.build"] = "project('edited')\n"
     cub = dict(solution)
     cub[only("04_unroll_warp", cub)] = "#include <cub/block/block_reduce.cuh>\n" + cub[only("04_unroll_warp", cub)]
+    hang = dict(solution)
+    hang[only("02_neighbored", hang)] = hang_first_kernel(hang[only("02_neighbored", hang)])
+    partial = {k: v for k, v in solution.items() if k[:2] in ("01", "02", "03")}
     return {
         "solution": ("folder", solution, "all"),
+        "hung_kernel_02": ("folder", hang, "timeout 02"),
+        "partial_01_03": ("bare git", partial, "partial"),
         "starter": ("tar.gz", starter, "zero"),
         "compile_error_03": ("git", broken, "compile error 03"),
         "static_init_exit_03": ("folder", cheat, "no report 03"),
@@ -68,13 +79,17 @@ def make(class_dir):
         shutil.rmtree(class_dir)
     class_dir.mkdir(parents=True)
     for name, (form, files, _) in fixtures().items():
-        if form in ("folder", "git"):
+        if form in ("folder", "git", "bare git"):
             write_tree(class_dir / name, files)
-            if form == "git":
+            if form != "folder":
                 git = ["git", "-C", str(class_dir / name), "-c", "user.name=student", "-c", "user.email=s@example.org"]
                 subprocess.run(git[:3] + ["init", "-q"], check=True)
                 subprocess.run(git + ["add", "-A"], check=True)
                 subprocess.run(git + ["commit", "-q", "-m", "my solutions"], check=True)
+            if form == "bare git":
+                subprocess.run(["git", "clone", "-q", "--bare", str(class_dir / name), str(class_dir / f"{name}.git")],
+                               check=True)
+                shutil.rmtree(class_dir / name)
             continue
         staging = class_dir / f".{name}"
         write_tree(staging / "course-main", files)  # archives hold the course one folder down
@@ -137,6 +152,21 @@ def check(class_dir, grades):
             want(all(t["status"] == "failed" and "uses CUB" in t["reason"] for t in ch04),
                  "chapter 04 must fail with 'uses CUB': " + ch04[0]["reason"])
             want(all(t["status"] == "passed" for t in host), "the other chapters must still be graded")
+        elif expect == "timeout 02":
+            ch02 = by_chapter("02_neighbored")
+            if gpu:
+                want(all(t["status"] == "failed" and "TIMEOUT" in t["reason"] for t in ch02),
+                     "a hung kernel must be a TIMEOUT of its tasks: " + ch02[0]["reason"])
+                want(all(t["status"] == "passed" for t in tasks if t["chapter"] != "02_neighbored"),
+                     "the other chapters must pass")
+            want(all(t["status"] == "passed" for t in host), "the other chapters must still be graded")
+        elif expect == "partial":
+            want(sorted(g["missing_files"]) == sorted(k for k in files_of("starter") if k[:2] in ("04", "05", "06", "07")),
+                 f"missing files: {g['missing_files']}")
+            early = [t for t in tasks if t["chapter"][:2] in ("01", "02", "03")]
+            want(all(t["status"] == ("passed" if gpu or t in host else "not graded") for t in early),
+                 "chapters 01-03 must be graded as solved")
+            want(all(t["status"] != "passed" for t in tasks if t not in early), "chapters 04-07 are the starter")
         print(f"{name:<22} {g['points']:>3}/{g['max_points']:<3} not graded {g['not_graded']:<3} {g['seconds']:>6.0f} s")
     if problems:
         sys.exit("grader fixtures:\n  " + "\n  ".join(problems))

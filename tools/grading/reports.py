@@ -101,3 +101,18 @@ def write_gradebook(records, chapters, path):
             w.writerow([r["student"], *(r["chapters"].get(ch, {}).get("points", 0) for ch in chapters),
                         r["points"], r["max_points"], r["not_graded"]])
 
+
+
+def write_all(record, out_dir):
+    """grade.json, grade.junit.xml and results.json (Gradescope) in out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(record, out_dir / "grade.json")
+    write_junit(record, out_dir / "grade.junit.xml")
+    write_gradescope(record, out_dir / "results.json")
+
+
+def merge_gradebook(out_root, chapters):
+    """gradebook.csv from every <student>/grade.json under out_root (a Slurm array's last step)."""
+    records = [json.loads(p.read_text()) for p in sorted(out_root.glob("*/grade.json"))]
+    write_gradebook(records, chapters, out_root / "gradebook.csv")
+    return records

@@ -10,7 +10,9 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import doctest_xml
@@ -98,64 +100,76 @@ def run_doctest(cmd, report, log, timeout, env=None, cwd=None):
     return run_program(list(cmd) + ["--reporters=xml", f"--out={report}"], log, timeout, env, cwd)
 
 
-def gpu_works(build, out_dir):
+def gpu_works(build, out_dir, env=None):
     """Whether this machine runs GPU code, asked of the course's own helper tests (no student code in them)."""
     test = build.probe_test("gpu helpers")
     if test is None or not Path(test["cmd"][0]).exists():
         return False
     report = out_dir / "gpu-probe.xml"
     code, _ = run_doctest([test["cmd"][0], "--test-case=DeviceBuffer*"], report, out_dir / "gpu-probe.log", 120,
-                          cwd=build.dir)
+                          env=dict(os.environ, **(env or {})), cwd=build.dir)
     cases = doctest_xml.parse(report) or {}
     return code == 0 and any(c["passed"] and c["asserts"] > 0 for c in cases.values())
 
 
 def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked=None, exe_hashes=None,
-              progress=None):
+              env=None, jobs=1, progress=None):
     """Runs every graded test; returns {task id: Task}.
 
     blocked: {chapter: reason} for chapters that must not run (compile error, forbidden library): their
     tasks fail with that reason. exe_hashes: {program: sha256} taken right after the build; a program that
-    changed since (written by an earlier test program) is not run.
+    changed since (written by an earlier test program) is not run. env: variables for every test (e.g.
+    CUDA_VISIBLE_DEVICES). jobs: test programs run at once (correctness checks only: nothing graded is timed).
     """
     blocked = blocked or {}
     out_dir.mkdir(parents=True, exist_ok=True)
-    tasks, started = {}, {}
-    for test in build.task_tests():
-        task_id = _task_id(test["name"])
-        chapter = chapter_of(task_id, chapters)
-        task = tasks.get(task_id)
-        if task is None:
-            task = tasks[task_id] = Task(task_id, chapter, TASK_TEST.match(test["name"]).group(3).strip())
-        if chapter in blocked:
-            task.add(Outcome(test["name"], FAILED, blocked[chapter]))
-            continue
+    tests = build.task_tests()
+    outcomes = [None] * len(tests)
+    chapter_start, lock = {}, threading.Lock()
+
+    def run_one(i):
+        test = tests[i]
+        chapter = chapter_of(_task_id(test["name"]), chapters)
         exe = test["cmd"][0]
-        elapsed = time.monotonic() - started.setdefault(chapter, time.monotonic())
-        left = chapter_timeout - elapsed
+        with lock:
+            left = chapter_timeout - (time.monotonic() - chapter_start.setdefault(chapter, time.monotonic()))
         if left <= 0:
-            task.add(Outcome(test["name"], FAILED, f"TIMEOUT: the chapter's limit of {chapter_timeout:.0f} s "
-                                                  "was used up before this test ran"))
-            continue
+            return Outcome(test["name"], FAILED, f"TIMEOUT: the chapter's limit of {chapter_timeout:.0f} s was used "
+                                                 "up before this test ran")
         if not Path(exe).exists():
-            task.add(Outcome(test["name"], FAILED, "the test program was not built (see build.log)"))
-            continue
+            return Outcome(test["name"], FAILED, "the test program was not built (see build.log)")
         if exe_hashes is not None and exe_hashes.get(exe) != sha256(exe):
-            task.add(Outcome(test["name"], FAILED, "the test program was changed after the build"))
-            continue
+            return Outcome(test["name"], FAILED, "the test program was changed after the build")
         if progress:
             progress(test["name"])
         stem = _safe_name(test["name"])
         report, log = out_dir / f"{stem}.xml", out_dir / f"{stem}.log"
         timeout = min(test["timeout"] or chapter_timeout, left)
-        env = dict(os.environ, **(test.get("env") or {}))
-        code, seconds = run_doctest(test["cmd"], report, log, timeout, env, test.get("workdir") or build.dir)
+        run_env = dict(os.environ, **(test.get("env") or {}), **(env or {}))
+        code, seconds = run_doctest(test["cmd"], report, log, timeout, run_env, test.get("workdir") or build.dir)
         if code is None:
-            status, reason = FAILED, f"TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})"
+            return Outcome(test["name"], FAILED, f"TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})", round(seconds, 2))
+        expected = doctest_xml.expected_cases(
+            doctest_xml.declared_cases(Path(s).read_text(errors="replace") for s in build.checks_sources(exe)),
+            test["cmd"][1:])
+        status, reason = doctest_xml.verdict(report, expected, code, gpu_present)
+        return Outcome(test["name"], status, reason, round(seconds, 2))
+
+    runnable = []
+    for i, test in enumerate(tests):
+        chapter = chapter_of(_task_id(test["name"]), chapters)
+        if chapter in blocked:
+            outcomes[i] = Outcome(test["name"], FAILED, blocked[chapter])
         else:
-            expected = doctest_xml.expected_cases(
-                doctest_xml.declared_cases(Path(s).read_text(errors="replace") for s in build.checks_sources(exe)),
-                test["cmd"][1:])
-            status, reason = doctest_xml.verdict(report, expected, code, gpu_present)
-        task.add(Outcome(test["name"], status, reason, round(seconds, 2)))
-    return {k: tasks[k] for k in sorted(tasks, key=task_sort_key)}
+            runnable.append(i)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for i, outcome in zip(runnable, pool.map(run_one, runnable)):
+            outcomes[i] = outcome
+
+    tasks = {}
+    for test, outcome in zip(tests, outcomes):
+        task_id = _task_id(test["name"])
+        if task_id not in tasks:
+            tasks[task_id] = Task(task_id, chapter_of(task_id, chapters), TASK_TEST.match(test["name"]).group(3).strip())
+        tasks[task_id].add(outcome)
+    return tasks
