@@ -24,6 +24,7 @@ With --workers N, N trusted trees grade N submissions at once, pinned round-robi
 (CUDA_VISIBLE_DEVICES); two submissions never run their tests on one GPU at the same time.
 """
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -109,7 +110,8 @@ def main():
     ap.add_argument("--chapter-timeout", type=float, default=600, help="wall-clock seconds per chapter's tests")
     ap.add_argument("--build-timeout", type=int, default=1800, help="seconds for one submission's build")
     ap.add_argument("--workers", type=int, default=1, help="submissions graded at once (default 1)")
-    ap.add_argument("--jobs", type=int, default=4, help="test programs of one submission run at once (default 4)")
+    ap.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1),
+                    help="test programs of one submission run at once (default: 8, or fewer cores)")
     ap.add_argument("--slurm", action="store_true", help="with --class: write a Slurm job array instead of grading")
     ap.add_argument("--submit", action="store_true", help="with --slurm: submit it (sbatch)")
     ap.add_argument("--slurm-time", default="00:30:00", help="time limit of one array task (default 00:30:00)")

@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 # (library, header path pattern, counts only when the student's file includes it directly)
@@ -101,34 +102,37 @@ def _symbols(obj):
     return nm.stdout
 
 
+def _chapter_verdict(build_dir, commands, paths, course_root, scratch):
+    student_paths = {os.path.realpath(p) for p in paths}
+    for unit in sorted(_student_units(build_dir, student_paths)):
+        entry = commands.get(unit)
+        if entry is None:
+            continue
+        out = scratch / (re.sub(r"[^A-Za-z0-9._-]", "_", unit) + ".i")
+        pre = subprocess.run(_preprocess_command(entry, out), cwd=entry["directory"], capture_output=True)
+        hits = _included_by_student(out, entry["directory"], student_paths, course_root) if pre.returncode == 0 else []
+        out.unlink(missing_ok=True)
+        if hits:
+            library, header, by = hits[0]
+            return f"uses {library}: {Path(by).name} includes {header.split('/include/')[-1]}; write the kernels yourself"
+        symbols = _symbols(build_dir / unit)
+        hit = next(((lib, p.search(symbols).group(0)) for lib, p in SYMBOLS if p.search(symbols)), None)
+        if hit:
+            return f"uses {hit[0]}: the compiled code refers to {hit[1]}; write the kernels yourself"
+    return None
+
+
 def find_forbidden(build_dir, student_files, course_root, scratch):
     """{chapter: 'uses CUB (...)'} for the chapters whose student files use a forbidden library.
 
-    student_files: {chapter: [absolute paths of the student's files in the trusted tree]}.
+    student_files: {chapter: [absolute paths of the student's files in the trusted tree]}. The chapters are
+    looked at side by side (one preprocessor run each).
     """
     build_dir = Path(build_dir)
     commands = {e["output"]: e for e in json.loads((build_dir / "compile_commands.json").read_text())}
     course_root = os.path.realpath(course_root) + os.sep
-    verdicts = {}
-    for chapter, paths in student_files.items():
-        student_paths = {os.path.realpath(p) for p in paths}
-        for unit in sorted(_student_units(build_dir, student_paths)):
-            entry = commands.get(unit)
-            if entry is None:
-                continue
-            out = scratch / (re.sub(r"[^A-Za-z0-9._-]", "_", unit) + ".i")
-            pre = subprocess.run(_preprocess_command(entry, out), cwd=entry["directory"], capture_output=True)
-            hits = _included_by_student(out, entry["directory"], student_paths, course_root) \
-                if pre.returncode == 0 else []
-            out.unlink(missing_ok=True)
-            if hits:
-                library, header, by = hits[0]
-                verdicts[chapter] = (f"uses {library}: {Path(by).name} includes "
-                                     f"{header.split('/include/')[-1]}; write the kernels yourself")
-                break
-            symbols = _symbols(build_dir / unit)
-            hit = next(((lib, p.search(symbols).group(0)) for lib, p in SYMBOLS if p.search(symbols)), None)
-            if hit:
-                verdicts[chapter] = f"uses {hit[0]}: the compiled code refers to {hit[1]}; write the kernels yourself"
-                break
-    return verdicts
+    chapters = list(student_files)
+    with ThreadPoolExecutor(max_workers=max(1, min(len(chapters), os.cpu_count() or 1))) as pool:
+        verdicts = pool.map(lambda ch: _chapter_verdict(build_dir, commands, student_files[ch], course_root, scratch),
+                            chapters)
+        return {ch: v for ch, v in zip(chapters, verdicts) if v}

@@ -72,8 +72,16 @@ class Workspace:
             (self.path / "setup.log").write_text(setup.stdout + setup.stderr)
             if setup.returncode != 0:
                 raise SystemExit(f"grade: configuring the trusted tree failed:\n{setup.stdout[-3000:]}{setup.stderr}")
-        self.pristine = {(ch, f): (self.src / ch / f).read_bytes()
-                         for ch, files in self.manifest.items() for f in files if (self.src / ch / f).exists()}
+        # The instructor's starter files, kept aside: the tree itself holds the last submission's files.
+        kept = self.path / "pristine"
+        if not kept.exists():
+            for ch, files in self.manifest.items():
+                for f in files:
+                    if (self.src / ch / f).exists():
+                        (kept / ch / f).parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copyfile(self.src / ch / f, kept / ch / f)
+        self.pristine = {(ch, f): (kept / ch / f).read_bytes()
+                         for ch, files in self.manifest.items() for f in files if (kept / ch / f).exists()}
         self.build = Build(self.build_dir)
         probe = self.build.probe_test("gpu helpers")
         if probe:  # the trusted GPU probe, and with it common/, built once
