@@ -33,7 +33,7 @@ int main(int argc, char** argv)
                                std::size_t{1} << 24, std::size_t{1} << 30};
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         std::cout << course::describe(course::device_info()) << '\n';
         const auto data = course::random_ints(args.n, args.seed);
         const std::int64_t expected = course::sum_reference(data.data(), args.n);

@@ -53,7 +53,7 @@ int main(int argc, char** argv)
     spec.default_block = 1024;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         const auto data = course::random_ints(args.n, args.seed);
         const std::int64_t expected = course::sum_reference(data.data(), args.n);
         const unsigned blocks = static_cast<unsigned>((args.n + args.block - 1) / args.block);

@@ -97,7 +97,7 @@ int main(int argc, char** argv)
     spec.benchmark = true;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         std::cout << course::describe(course::device_info()) << '\n';
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);
         const auto data = course::random_ints(args.n, args.seed);

@@ -64,7 +64,7 @@ int main(int argc, char** argv)
     spec.min_block = 64;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         const auto data = course::random_ints(args.n, args.seed);
         const long long expected = course::sum_reference(data.data(), args.n);
         std::cout << "n = " << args.n << ", block = " << args.block << ", seed = " << args.seed

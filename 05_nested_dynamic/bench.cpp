@@ -76,7 +76,7 @@ int main(int argc, char** argv)
     spec.benchmark = true;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         const std::size_t n = args.n;
         std::cout << course::describe(course::device_info()) << "\nn = " << n << ", seed = " << args.seed << "\n\n";
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);

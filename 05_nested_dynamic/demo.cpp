@@ -22,7 +22,7 @@ int main(int argc, char** argv)
     spec.uses_block = false;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         std::cout << course::describe(course::device_info()) << '\n';
         const auto data = course::random_ints(args.n, args.seed);
         const std::int64_t expected = course::sum_reference(data.data(), args.n);

@@ -56,7 +56,7 @@ int main(int argc, char** argv)
     spec.default_block = 1024;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         std::cout << course::describe(course::device_info()) << "\nseed = " << args.seed << ", block = " << args.block
                   << " for 06.4 and 06.5 (" << kSeedBlock << " for the seed's kernels)\n\n";
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);

@@ -54,7 +54,7 @@ int main(int argc, char** argv)
                          std::size_t{100} << 20, histogram_max_n};
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         const std::size_t n = args.n;
         const auto host = course::random_bytes(n, args.seed, course::ByteDistribution::uniform);
         const course::Histogram256 expected = course::histogram_reference(host.data(), n);

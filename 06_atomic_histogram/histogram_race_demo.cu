@@ -78,7 +78,7 @@ int main(int argc, char** argv)
     spec.uses_block = false;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         const std::uint64_t threads = std::uint64_t{kBlocks} * kThreads;
         std::cout << "| what | increments | counted | lost |\n|---|---:|---:|---:|\n";
         report("racy_count: (*counter)++ by every thread", threads, count_with(racy_count));

@@ -29,7 +29,7 @@ int main(int argc, char** argv)
     spec.benchmark = true;
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         const std::size_t n = args.n;
         const int block = args.block;
         std::cout << course::describe(course::device_info()) << "\nn = " << n << ", block = " << block

@@ -34,7 +34,7 @@ int main(int argc, char** argv)
                          std::size_t{1} << 24, std::size_t{1} << 30};
     const course::Args args = course::parse_args(argc, argv, spec);
 
-    return course::run_main(spec.program, [&] {
+    return course::run_gpu_main(spec.program, [&] {
         const std::size_t n = args.n;
         const int block = args.block;
         const auto host = course::random_ints(n, args.seed);

@@ -2,7 +2,8 @@
 // `offset`, thread i reads x[i - offset] while thread i - offset overwrites that very element with its own new
 // value: a read/write race between threads. Inside one warp the loads usually happen before the stores, so
 // the output is often right anyway; across warps nothing orders them. Let the tool find it:
-//   compute-sanitizer --tool racecheck build/07_scan/scan_race_demo
+//   ninja -C build && compute-sanitizer --tool racecheck build/subprojects/07_scan/scan_race_demo [--n 1024]
+#include "course/args.hpp"
 #include "course/check.hpp"
 #include "course/device_buffer.hpp"
 #include "course/reference.hpp"
@@ -12,11 +13,11 @@
 
 namespace {
 
-constexpr int n = 1024;
+constexpr int max_n = 1024;  // one block
 
 __global__ void hillis_steele_single_buffer(const int* in, int* out)
 {
-    __shared__ int x[n];
+    __shared__ int x[max_n];
     const unsigned i = threadIdx.x;
     x[i] = in[i];
     __syncthreads();
@@ -29,10 +30,15 @@ __global__ void hillis_steele_single_buffer(const int* in, int* out)
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
-    return course::run_main("scan_race_demo", [] {
-        const std::vector<int> ones(n, 1);
+    course::ArgSpec spec{"scan_race_demo", "Hillis-Steele in one shared array (a race), n ones in one block",
+                         max_n, max_n};
+    spec.uses_block = false;
+    const course::Args args = course::parse_args(argc, argv, spec);
+    return course::run_gpu_main(spec.program, [&] {
+        const int n = static_cast<int>(args.n);
+        const std::vector<int> ones(args.n, 1);
         std::vector<int> expected(n);
         course::inclusive_scan_reference(ones.data(), expected.data(), n);
         course::DeviceBuffer<int> d_in(n), d_out(n);
@@ -41,6 +47,7 @@ int main()
         int wrong = 0;
         for (int run = 0; run < runs; ++run) {
             d_out.fill_bytes(0);
+            if (n == 0) break;
             hillis_steele_single_buffer<<<1, n>>>(d_in.data(), d_out.data());
             CUDA_CHECK_LAUNCH();
             if (d_out.to_host() != expected) ++wrong;

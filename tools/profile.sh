@@ -13,6 +13,7 @@
 set -euo pipefail
 chapter=${1:?usage: tools/profile.sh NN_chapter [build]}
 build=${2:-build}
+command -v ncu > /dev/null || { echo "profile.sh: Nsight Compute (ncu) was not found on PATH; it comes with the CUDA Toolkit (e.g. /usr/local/cuda/bin) or as the nsight-compute package" >&2; exit 2; }
 dir=$build/subprojects/$chapter
 [ -d "$dir" ] || dir=$build  # a chapter built alone
 dram=dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum

@@ -7,8 +7,9 @@
 namespace {
 
 // The seed's reduceNeighbored, made correct for any n: the last block's segment may be shorter than the
-// block, and instead of returning early (which leaves threads out of __syncthreads() and lets the others
-// read past the end) every thread stays in the loop and a missing partner simply contributes nothing.
+// block, and the seed reads a partner past the end. Here every thread stays in the loop and a missing partner
+// simply contributes nothing. (An early return before __syncthreads() would be legal - exited threads no
+// longer count at the barrier - but the partner reads still need the guard.)
 template <class T>
 __global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* block_sums)
 {

@@ -17,8 +17,8 @@ __global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* bloc
     //   - levels: stride = 1, 2, 4, ... < blockDim.x; at each level thread tid adds element tid + stride onto
     //     element tid when tid % (2 * stride) == 0;
     //   - __syncthreads() after every level, reached by ALL threads of the block (not inside the if);
-    //   - the last segment may hold fewer than blockDim.x elements: never read at or past n. Do NOT return
-    //     early like the seed; guard the add instead (a partner past the end contributes nothing);
+    //   - the last segment may hold fewer than blockDim.x elements: never read at or past n (the seed's bug:
+    //     it reads the partner unguarded). Guard the add: a partner past the end contributes nothing;
     //   - compute the segment's start as a size_t: (std::size_t)blockIdx.x * blockDim.x;
     //   - T is int in the first pass and long long in the passes over the block sums: write it once for any T.
     (void)data;

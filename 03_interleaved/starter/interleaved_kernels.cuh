@@ -24,7 +24,7 @@ __global__ void reduce_interleaved_kernel(int* data, std::size_t n, long long* t
     // add_block_sum(total, <the segment's sum>).
     //   - levels: stride = blockDim.x / 2, then halving down to 1; thread tid adds element tid + stride onto
     //     element tid when tid < stride;
-    //   - __syncthreads() after every level, reached by all threads; no early return;
+    //   - __syncthreads() after every level, reached by every thread that has not exited;
     //   - the last segment may be shorter than the block: a partner at or past n contributes nothing (think
     //     about which element it would have been added to, and why skipping it is right);
     //   - the segment's start as a size_t: (std::size_t)blockIdx.x * blockDim.x.

@@ -1,5 +1,7 @@
 #include "course/check.hpp"
 
+#include "course/device.hpp"
+
 #include <cstdio>
 #include <exception>
 #include <sstream>
@@ -23,6 +25,15 @@ void check_launch(const char* file, int line)
 {
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) throw_cuda_error(err, "kernel launch failed", file, line);
+}
+
+int run_gpu_main(const char* program, const std::function<int()>& body)
+{
+    if (const auto reason = gpu_unavailable_reason()) {
+        std::fprintf(stderr, "%s: SKIP: %s\n", program, reason->c_str());
+        return 77;
+    }
+    return run_main(program, body);
 }
 
 int run_main(const char* program, const std::function<int()>& body)

@@ -38,12 +38,13 @@ std::string describe(const DeviceInfo& info)
 
 std::optional<std::string> gpu_unavailable_reason()
 {
+    const auto no_gpu = [](const std::string& why) { return "no CUDA-capable GPU or driver found (" + why + ")"; };
     int count = 0;
     if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess)
-        return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(err);
-    if (count == 0) return std::string("cudaGetDeviceCount: no CUDA device found");
+        return no_gpu(std::string("cudaGetDeviceCount: ") + cudaGetErrorString(err));
+    if (count == 0) return no_gpu("cudaGetDeviceCount: no CUDA device found");
     if (const cudaError_t err = cudaFree(nullptr); err != cudaSuccess)  // creates the context
-        return std::string("creating a CUDA context: ") + cudaGetErrorString(err);
+        return no_gpu(std::string("creating a CUDA context: ") + cudaGetErrorString(err));
     return std::nullopt;
 }
 

@@ -21,7 +21,15 @@ struct CaseCounter : doctest::IReporter {
     void test_case_start(const doctest::TestCaseData&) override { ++cases_started; }
     void test_case_reenter(const doctest::TestCaseData&) override {}
     void test_case_end(const doctest::CurrentTestCaseStats&) override {}
-    void test_case_exception(const doctest::TestCaseException&) override {}
+    // A crash (SIGSEGV, SIGABRT, ...) ends the program inside doctest's signal handler, before main() could
+    // print the seed: print it here, after doctest has named the test case that crashed.
+    void test_case_exception(const doctest::TestCaseException& e) override
+    {
+        if (!e.is_crash) return;
+        const auto seed = static_cast<unsigned long long>(course::testing::detail::run_seed());
+        std::printf("The crash happened with the random inputs of seed %llu; replay with COURSE_SEED=%llu\n", seed, seed);
+        std::fflush(stdout);
+    }
     void subcase_start(const doctest::SubcaseSignature&) override {}
     void subcase_end() override {}
     void log_assert(const doctest::AssertData&) override {}

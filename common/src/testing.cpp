@@ -66,7 +66,7 @@ std::uint64_t run_seed()
 bool gpu_available_or_skip()
 {
     if (const auto& reason = gpu_state().unavailable) {
-        record_skip("no CUDA-capable GPU or driver found (" + *reason + ")");
+        record_skip(*reason);
         return false;
     }
     return true;

@@ -41,6 +41,10 @@ void check_launch(const char* file, int line);
 // allocation failure) is printed as "<program>: error: <message>" and becomes exit code 1.
 int run_main(const char* program, const std::function<int()>& body);
 
+// main() of every program that needs a GPU: without a usable one it prints "<program>: SKIP: <why>" and
+// returns 77 (Meson's SKIP, as the checks do); otherwise run_main(program, body).
+int run_gpu_main(const char* program, const std::function<int()>& body);
+
 }  // namespace course
 
 #define CUDA_CHECK(call)                                                                                      \

@@ -22,8 +22,9 @@ DeviceInfo device_info(int device = 0);
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MiB L2, 79 GiB), CUDA runtime 13.0, driver 13.0"
 std::string describe(const DeviceInfo& info);
 
-// nullopt when a CUDA device can be used; otherwise why not, in CUDA's words
-// (e.g. "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version").
+// nullopt when a CUDA device can be used; otherwise why not, with CUDA's words in parentheses (e.g. "no
+// CUDA-capable GPU or driver found (cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime
+// version)").
 std::optional<std::string> gpu_unavailable_reason();
 
 // Bytes of device memory free right now.
