@@ -91,7 +91,10 @@ struct ShflWarpSum {
     template <class T>
     __device__ T operator()(T v) const
     {
-        // TODO(04.5): five steps of v += __shfl_down_sync(0xffffffffu, v, offset), offset = 16, 8, 4, 2, 1.
+        // TODO(04.5): the warp's sum of v, correct at least in lane 0, for every T that block_sum passes in
+        // (long long here; double and float in 04.6). Registers only: no shared memory. Every exchange names
+        // all 32 lanes and is made by all of them, so the result holds under independent thread scheduling.
+        // Checked by reduce_shfl (README, task 04.5; hints there).
         static_cast<void>(v);
         return T(0);
     }
@@ -104,8 +107,9 @@ struct CgWarpSum {
     __device__ CgWarpSum() : warp(cg::tiled_partition<32>(cg::this_thread_block())) {}
     __device__ long long operator()(long long v) const
     {
-        // TODO(04.5): `warp` is this thread's warp as a cooperative group; cg::reduce(group, v,
-        // cg::plus<long long>()) sums v over a group.
+        // TODO(04.5): the same result as ShflWarpSum, but said through cooperative groups: a collective
+        // reduction over `warp` (this thread's warp, made in the constructor), no offsets of your own.
+        // Checked by reduce_cg.
         static_cast<void>(v);
         return 0;
     }
@@ -115,10 +119,12 @@ struct ReduxWarpSum {
     __device__ long long operator()(long long v) const
     {
 #if __CUDA_ARCH__ >= 800
-        // TODO(04.5): __reduce_add_sync(0xffffffffu, x) sums a 32-bit unsigned x over the warp in one
-        // instruction, wrapping modulo 2^32. Split v's 64 bits into the low 16, the middle 16 and the high 32
-        // bits, sum each piece, and put the pieces back together with shifts. Why can the two 16-bit sums not
-        // overflow, and why does it not matter that the high sum wraps? (README, task 04.5.)
+        // TODO(04.5): the warp's sum of v modulo 2^64 (what a long long sum gives), at least in lane 0, built
+        // from __reduce_add_sync: one instruction, but 32-bit unsigned operands and a sum that wraps modulo
+        // 2^32. Every v, negative or spanning all 64 bits, must come out exact, so no carry that belongs in
+        // the low 64 bits of the result may be lost. Which split of v into pieces guarantees that, and why do
+        // two 32-bit halves not? (README, task 04.5.) Checked by reduce_redux, also on ints spread over the
+        // whole int range.
         static_cast<void>(v);
         return 0;
 #else
@@ -140,10 +146,14 @@ namespace {
 template <class Acc>
 __device__ void publish_block_total(Acc block_total, Acc* total)
 {
-    // TODO(04.6): add block_total to *running_total<Acc>() with atomic_add; __threadfence() so that addition
-    // is visible before the block counts itself done; then atomicAdd(&blocks_done, 1u). The block that gets
-    // gridDim.x - 1 back finishes last: it reads the running total (atomic_add(running, Acc(0)) is an atomic
-    // read), writes it to *total, and resets the running total and blocks_done to 0 for the next launch.
+    // TODO(04.6): one pass, no memset before the kernel: every block adds its total to the running total of
+    // its type (running_total<Acc>()), and exactly one block - the last to finish, found by counting finished
+    // blocks in blocks_done - writes the grand total to *total (which starts as garbage: the checks poison it).
+    //   - ordering: a block may count itself finished only once its addition is visible to the whole GPU, and
+    //     the last block's read of the running total must see every block's addition;
+    //   - reset: when the last block is done, the running total and blocks_done are 0 again, as every launch
+    //     must find them (the checks launch many times in a row; launches must not overlap: reduce_support.cuh).
+    // Checked by reduce_vectorized, reduce_vectorized_float (both) and reduce_vectorized_bytes (README, 04.6).
     static_cast<void>(block_total);
     static_cast<void>(total);
 }

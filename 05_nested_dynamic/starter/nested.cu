@@ -19,12 +19,13 @@ __device__ void check_device_launch(NestedStatus* status)
     (void)status;
 }
 
-// TODO(05.1), lower levels: one level of one segment's chain, launched as a one-block grid of len / 2 threads.
-//   - keep = (len + 1) / 2; thread t < len / 2 adds segment[t + keep] onto segment[t] (for odd len the middle
-//     value segment[len / 2] has no partner and is carried to the next level);
-//   - then thread 0 only: if keep == 1, write segment[0] to a.partials[segment_index] (thread 0 computed it
-//     itself); otherwise launch seed_fold on the first keep values into cudaStreamTailLaunch, and check it.
-//   Why is no __syncthreads() needed before that launch?
+// TODO(05.1), lower levels: one level of one segment's chain, launched as a one-block grid of len / 2 threads
+// (len >= 2). It folds segment[0 .. len) into its first keep = ceil(len / 2) values, their sum unchanged (for
+// odd len the middle value has no partner and is carried), with no thread reading a value another thread of
+// the level writes. Then the chain ends - one value left: it becomes a.partials[segment_index] - or goes on
+// with a next level on the keep values, launched by one thread, that must start only after every thread of
+// this level has folded and must see all of their writes. Nothing ever waits for it.
+//   Why is no __syncthreads() needed before that launch? (README: "CDP2 in four rules"; hints under TODO(05.1).)
 __global__ void seed_fold(NestedArgs a, long long* segment, unsigned len, unsigned segment_index)
 {
     (void)a;
@@ -34,31 +35,40 @@ __global__ void seed_fold(NestedArgs a, long long* segment, unsigned len, unsign
 }
 
 // TODO(05.1), top level: the seed's kernel. Block b (nested_top_threads threads) owns segment b: the inputs
-// a.in[b * 512 ...] (len = min(512, n - b * 512) of them) and the 256 values a.work[b * 256 ...].
-//   - keep = (len + 1) / 2; thread t < keep writes a.in[first + t] + a.in[first + t + keep] (the second term
-//     only for t < len / 2) to segment[t], in 64 bits;
-//   - __syncthreads(), then thread 0 only: if keep == 1, write segment[0] to a.partials[b]; otherwise launch
-//     seed_fold<<<1, keep / 2 threads>>> on the segment into cudaStreamFireAndForget, and check it;
-//   - thread 0 of block 0 also launches sum_partials<<<1, sum_partials_threads>>> into cudaStreamTailLaunch.
-//   Why fire-and-forget for the chains, and why must sum_partials be a tail launch?
+// a.in[b * 512 ...] (len = min(512, n - b * 512) of them; 64-bit index arithmetic) and the 256 values
+// a.work[b * 256 ...]. What must hold:
+//   - the segment's len ints are folded into keep = ceil(len / 2) 64-bit values (the sum unchanged, the middle
+//     value of an odd len carried); a.in is only read;
+//   - if one value is left it is a.partials[b]; otherwise the segment's chain (seed_fold) starts from the keep
+//     values, and must see all of them, although only one thread launches it;
+//   - the chains of all segments can run side by side, not one after another;
+//   - sum_partials is launched once per launch tree and starts only after every chain has written its
+//     partial sum, and sees all of them.
+//   Which stream does each launch need, and why? (README: the streams table and "This chapter's two nested
+//   reductions"; hints under TODO(05.1).) Checked by the nested_reduce tests; 05.3's launch-count check also
+//   expects one device-side launch per chain level after the first, and one sum_partials.
 __global__ void seed_top_level(NestedArgs a)
 {
     (void)a;
 }
 
 // TODO(05.2), lower levels: the book's nestedReduce2, one grid of a.segments blocks per level. Block b folds
-// segment b with stride threads: segment[t] += segment[t + stride]. When stride == 1, thread 0 of each block
-// writes segment[0] to a.partials[b]. Thread 0 of block 0 (only it) then launches the next level,
-// strided_fold with stride / 2, or sum_partials after the level with stride 1; into cudaStreamTailLaunch.
+// segment b from 2 * stride values to stride with stride threads: segment[t] += segment[t + stride]. After the
+// level with stride 1, a.partials[b] holds segment b's sum. One thread of the whole grid (not one per block)
+// continues: the next level with half the stride, or sum_partials after stride 1. That grid must start only
+// after every block of this level has written, and see all of their writes: the book's CDP1 version did not
+// guarantee it (README: nested_reduce_strided, hints under TODO(05.2)). 05.3's launch-count check expects 9
+// device-side launches per launch tree, whatever n.
 __global__ void strided_fold(NestedArgs a, unsigned stride)
 {
     (void)a;
     (void)stride;
 }
 
-// TODO(05.2), top level: thread t of block b adds a.in[b * 512 + t + 256] onto a.in[b * 512 + t] and writes
-// the 64-bit sum to a.work[b * 256 + t]; an index >= n counts as 0. Then thread 0 of block 0 launches the
-// first strided_fold, with stride 128, into cudaStreamTailLaunch.
+// TODO(05.2), top level: a.work[b * 256 + t] = a.in[b * 512 + t] + a.in[b * 512 + t + 256] for every thread t
+// of every block b, in 64 bits, an index >= n counting as 0 (so every level below folds exactly 2 * stride
+// values); a.in is only read. Then the first strided_fold level (stride 128) is launched by one thread of the
+// whole grid, and must see every block's writes. Checked by the nested_reduce_strided tests.
 __global__ void strided_top_level(NestedArgs a)
 {
     (void)a;

@@ -177,22 +177,26 @@ namespace scan_detail {
 // ------------------------------------------------------------------------------------------- 07.5 single pass
 
 // Called by all 32 lanes of warp 0 with the tile's total; returns the sum of all earlier tiles to every lane.
-// Publishes A at once (it depends on nothing), waits, then looks back 32 predecessors at a time: lane l reads
-// tile (newest - l). The window is used when no lane still sees X: the nearest P ends the look-back (add the
-// A's before it and that P), otherwise add all 32 A's and slide the window back.
+// status[t] is tile t's status word (TileStatus: X, A or P, with the value), X for every tile at the start.
 template <class T>
 __device__ T decoupled_look_back(unsigned long long* status, std::size_t tile, T aggregate)
 {
-    // TODO(07.5): the decoupled look-back (README: "Single pass: decoupled look-back").
-    //   - tile 0: lane 0 publishes P with its aggregate, store_status(&status[0], TileStatus::prefix | bits),
-    //     and returns 0;
-    //   - any other tile: lane 0 publishes A with the aggregate at once; the warp sleeps
-    //     look_back_first_wait_ns (__nanosleep); then it looks back in windows of 32: lane l loads
-    //     status[newest - l] (load_status; a tile before 0 counts as P with value 0) and the warp re-loads,
-    //     sleeping look_back_poll_wait_ns between polls, while __any_sync() still sees X;
-    //   - __ballot_sync() of "flag is P": if a lane sees P, warp_sum() the values of the lanes up to and
-    //     including the first such lane and stop; otherwise warp_sum() all 32 A's and move the window back 32;
-    //   - lane 0 publishes P with (sum of the earlier tiles + aggregate); every lane returns that sum.
+    // TODO(07.5): the decoupled look-back (README: "Single pass: decoupled look-back", hints there). It must hold:
+    //   - publishing: this tile's A (its aggregate) goes out at once - it depends on nothing, and later tiles
+    //     may be waiting for it - and its P (earlier tiles + aggregate) as soon as the prefix is known; tile 0
+    //     publishes P at once and returns 0. Each status is one whole 64-bit word, written by one lane with
+    //     store_status and read with load_status only (README: "Memory ordering").
+    //   - the prefix: the nearest P before this tile plus the A's of every tile between it and this one, each
+    //     tile counted once; a tile before tile 0 counts as P with value 0 (tile is a size_t: tile - k must
+    //     not wrap around).
+    //   - waiting: only while a predecessor still shows X (its block has started, so it will publish), pausing
+    //     with __nanosleep: look_back_first_wait_ns before the first look, look_back_poll_wait_ns between polls
+    //     (README: "Waiting: when to look").
+    //   - the warp works together: one load instruction inspects many predecessors, and every lane executes
+    //     every *_sync call (full mask) the same number of times.
+    //   - add, never subtract, and let every partial sum cover a contiguous range of tiles (the float checks
+    //     rely on both); unsigned sums wrap modulo 2^32.
+    //   Checked by TODO(07.5) scan_single_pass (int and float, every block, any n, misaligned pointers).
     //   Until this is filled in every tile starts from 0, so only n <= one tile comes out right.
     (void)status;
     (void)tile;
