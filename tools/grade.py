@@ -48,7 +48,7 @@ def grade_build(args):
     errors, _, _ = compile_tests(build, chapters, build.dir / "grade-build.log", args.build_timeout)
     gpu = gpu_works(build, build.dir)
     tasks = run_tasks(build, chapters, build.dir / "grade-logs", gpu_present=gpu,
-                      chapter_timeout=args.chapter_timeout, blocked=errors, jobs=args.jobs,
+                      chapter_timeout=args.chapter_timeout, blocked=errors, jobs=args.jobs or args.jobs_default,
                       progress=None if args.quiet else lambda t: print(f"  running {t}", flush=True))
     if not tasks:
         sys.exit("grade: no TODO task tests in this build")
@@ -110,8 +110,8 @@ def main():
     ap.add_argument("--chapter-timeout", type=float, default=600, help="wall-clock seconds per chapter's tests")
     ap.add_argument("--build-timeout", type=int, default=1800, help="seconds for one submission's build")
     ap.add_argument("--workers", type=int, default=1, help="submissions graded at once (default 1)")
-    ap.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1),
-                    help="test programs of one submission run at once (default: 8, or fewer cores)")
+    ap.add_argument("--jobs", type=int,
+                    help="test programs of one submission run at once (default: 8, or the cores this process may use if fewer)")
     ap.add_argument("--slurm", action="store_true", help="with --class: write a Slurm job array instead of grading")
     ap.add_argument("--submit", action="store_true", help="with --slurm: submit it (sbatch)")
     ap.add_argument("--slurm-time", default="00:30:00", help="time limit of one array task (default 00:30:00)")
@@ -125,8 +125,10 @@ def main():
         ap.error("--student goes with --submission")
     if (args.slurm and not args.class_dir) or (args.submit and not args.slurm):
         ap.error("--slurm goes with --class, --submit with --slurm")
-    if args.workers < 1 or args.jobs < 1:
+    if args.workers < 1 or (args.jobs is not None and args.jobs < 1):
         ap.error("--workers and --jobs take a number of at least 1")
+    # Decided where the tests run (a Slurm node's allocation, not the login node's cores).
+    args.jobs_default = min(8, len(os.sched_getaffinity(0)))
     if args.build:
         grade_build(args)
     elif args.merge:

@@ -68,7 +68,7 @@ def grade_one(worker, path, student, out_root, options):
         tests_start = time.monotonic()
         tasks = run_tasks(ws.build, list(ws.manifest), out_dir / "tests", gpu_present=worker.gpu_present,
                           chapter_timeout=options.chapter_timeout, blocked=blocked, exe_hashes=hashes,
-                          env=worker.env, jobs=options.jobs)
+                          env=worker.env, jobs=options.jobs or options.jobs_default)
         tests_s = time.monotonic() - tests_start
     record = reports.grade_record(student, list(tasks.values()), list(ws.manifest), submission=str(path),
                                   read_as=how, graded_against=ws.origin, gpu=worker.gpu_present,

@@ -49,7 +49,7 @@ def write_jobs(entries, out_root, grade_script, options):
     tsv = folder / "submissions.tsv"
     tsv.write_text("".join(f"{Path(p).resolve()}\t{s}\n" for p, s in entries))
     passed = ["--gpu-arch", options.gpu_arch, "--chapter-timeout", str(options.chapter_timeout),
-              "--build-timeout", str(options.build_timeout), "--jobs", str(options.jobs)]
+              "--build-timeout", str(options.build_timeout)] + (["--jobs", str(options.jobs)] if options.jobs else [])
     if options.worktree:
         passed.append("--worktree")
     extra = "".join(f"#SBATCH {o}\n" for o in options.slurm_option)
