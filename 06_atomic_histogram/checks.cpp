@@ -44,12 +44,23 @@ std::vector<std::size_t> sizes_for(int block)
 // reference of each (input, offset, n) is computed once).
 std::size_t offset_for(std::size_t n) { return 1 + n % kMaxOffset; }
 
-// Uniform bytes made into runs of 20 equal ones: some 16-byte loads hold one run, some straddle two, so
-// within a warp some lanes see 16 equal bytes and others do not.
-std::vector<std::uint8_t> runs_of_20(std::size_t n, std::uint64_t seed)
+// Uniform bytes made into runs of `length` equal ones: some 16-byte loads hold one run, some straddle two,
+// so within a warp some lanes see 16 equal bytes and others do not (15, 16, 17: just short of, exactly and
+// just over one load).
+std::vector<std::uint8_t> runs_of(std::size_t length, std::size_t n, std::uint64_t seed)
 {
     auto bytes = course::random_bytes(n, seed, course::ByteDistribution::uniform);
-    for (std::size_t i = 0; i < n; ++i) bytes[i] = bytes[i / 20 * 20];
+    for (std::size_t i = 0; i < n; ++i) bytes[i] = bytes[i / length * length];
+    return bytes;
+}
+
+// One 4-byte word repeated: every 16-byte load holds four equal words whose bytes differ, which a shortcut
+// that compares the four words (and not the bytes within one) counts as 16 equal bytes. `pattern` 0x03020100
+// is the byte sequence 0, 1, 2, 3, 0, 1, ... (i % 4).
+std::vector<std::uint8_t> repeated_word(std::uint32_t pattern, std::size_t n)
+{
+    std::vector<std::uint8_t> bytes(n);
+    for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<std::uint8_t>(pattern >> (8 * (i % 4)));
     return bytes;
 }
 
@@ -73,7 +84,12 @@ std::vector<Input> make_inputs(std::size_t max_n)
     std::uint64_t salt = 0x06;
     for (ByteDistribution d : {ByteDistribution::uniform, ByteDistribution::skewed, ByteDistribution::identical})
         add(std::string(course::to_string(d)) + " bytes", course::random_bytes(size, course::testing::seed(++salt), d));
-    add("runs of 20 equal bytes", runs_of_20(size, course::testing::seed(++salt)));
+    for (std::size_t length : {15, 16, 17, 20})
+        add("runs of " + std::to_string(length) + " equal bytes", runs_of(length, size, course::testing::seed(++salt)));
+    add("bytes i % 4", repeated_word(0x03020100u, size));
+    const auto random = static_cast<std::uint32_t>(course::testing::seed(++salt));
+    const std::uint32_t word = (random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8;  // bytes 0 and 1 differ
+    add("a random 4-byte word repeated", repeated_word(word, size));
     return inputs;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: configure and build the solutions, then run the selected stages.
 #
-#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench starter grade   (default: test)
+#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench starter grade mutants   (default: test)
 #
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (one
 # suite, e.g. a chapter; default: every test the sanitizer setups take), TOOLS (default "memcheck racecheck
@@ -102,6 +102,10 @@ for stage in "${stages[@]}"; do
             first=${first:-$grades/gradebook.csv}
         done
         rm -rf "$LOGS/class" ;;
+    mutants)  # every mutant of tests/mutants, GPU tasks included: each must fail its task's checks
+        python3 tools/mutants.py --gpu-arch "$ARCH" > "$LOGS/mutants.log" 2> "$LOGS/mutants-progress.log"
+        note "mutants: exit $?; $(tail -1 "$LOGS/mutants.log") [$((SECONDS - t0)) s]"
+        cat "$LOGS/mutants.log" ;;
     *) note "unknown stage $stage" ;;
     esac
 done

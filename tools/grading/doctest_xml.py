@@ -117,12 +117,12 @@ def verdict(report_path, expected, exit_code, gpu_present):
         return FAILED, f"no test report: the program {_exit_text(exit_code)} before doctest finished its report"
     if not cases:
         return FAILED, f"no test report: no test case ran (the program {_exit_text(exit_code)})"
+    for name, case in cases.items():  # before the missing ones: a crash ends the report at the crashed case
+        if not case["passed"]:
+            return FAILED, case["error"] if not case["error"].startswith("crashed") else f"'{name}' {case['error']}"
     missing = [c for c in expected if c not in cases]
     if missing:
         return FAILED, f"no test report for '{missing[0]}' (the program {_exit_text(exit_code)})"
-    for name, case in cases.items():
-        if not case["passed"]:
-            return FAILED, case["error"]
     skipped = []
     for name, case in cases.items():
         if case["asserts"] > 0:
