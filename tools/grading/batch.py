@@ -60,10 +60,13 @@ def grade_one(worker, path, student, out_root, options):
         files, missing = take_student_files(root, ws.manifest)
         ignored = ignored_files(root, ws.src, ws.manifest)
         ws.lay_over(files)
+        read_s = time.monotonic() - start
         blocked, hashes, build_s = ws.compile(out_dir / "build.log", options.build_timeout)
+        look_start = time.monotonic()
         owned = {ch: [ws.src / ch / f for f in fs] for ch, fs in ws.manifest.items()
                  if ch not in blocked and any((ch, f) in files for f in fs)}
         blocked.update(find_forbidden(ws.build_dir, owned, ws.src, scratch))
+        look_s = time.monotonic() - look_start
     with worker.gpu_lock:
         tests_start = time.monotonic()
         tasks = run_tasks(ws.build, list(ws.manifest), out_dir / "tests", gpu_present=worker.gpu_present,
@@ -72,8 +75,12 @@ def grade_one(worker, path, student, out_root, options):
         tests_s = time.monotonic() - tests_start
     record = reports.grade_record(student, list(tasks.values()), list(ws.manifest), submission=str(path),
                                   read_as=how, graded_against=ws.origin, gpu=worker.gpu_present,
-                                  missing_files=missing, ignored_files=ignored, build_seconds=round(build_s, 1),
-                                  test_seconds=round(tests_s, 1), seconds=round(time.monotonic() - start, 1))
+                                  missing_files=missing, ignored_files=ignored,
+                                  # where the time went: reading the submission, the build, the forbidden-
+                                  # library look, the tests (the lock wait for a shared GPU is in `seconds`)
+                                  read_seconds=round(read_s, 1), build_seconds=round(build_s, 1),
+                                  library_check_seconds=round(look_s, 1), test_seconds=round(tests_s, 1),
+                                  seconds=round(time.monotonic() - start, 1))
     reports.write_all(record, out_dir)
     return record
 

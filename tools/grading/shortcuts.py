@@ -1,12 +1,14 @@
 """Finds student files that use a library which already implements the task (CUB, Thrust, ...).
 
 Two independent looks, neither a text grep of the student's file:
-  - the preprocessor: every translation unit that includes a student file is preprocessed with its own
-    compile command, and its line markers give the include tree; a forbidden header counts when the student's
-    file includes it, directly or through a header that is not the course's own (the course's given headers
-    may use, e.g., <cuda/atomic>; what they pull in is theirs);
+  - the headers: every translation unit that includes a student file has its headers recorded by the build
+    (ninja -t deps). When one of them is a forbidden header, the unit is preprocessed with its own compile
+    command, and the line markers give the include tree: the header counts when the student's file includes
+    it, directly or through a header that is not the course's own (the course's given headers may use, e.g.,
+    <cuda/atomic>; what they pull in is theirs);
   - the object's symbols: a CUB or Thrust kernel, or a cuBLAS/cuSPARSE/... call, leaves a symbol behind.
 """
+import functools
 import json
 import os
 import re
@@ -39,17 +41,19 @@ SYMBOLS = [
 _MARKER = re.compile(r'^#\s*\d+\s+"((?:[^"\\]|\\.)*)"((?:\s+\d+)*)\s*$')
 
 
-def _student_units(build_dir, student_paths):
-    """Objects whose recorded header dependencies (ninja -t deps) include a student file."""
+def _recorded_headers(build_dir):
+    """{object: [its headers, as real paths]}, as the build recorded them (ninja -t deps)."""
     deps = subprocess.run(["ninja", "-C", str(build_dir), "-t", "deps"], capture_output=True, text=True).stdout
-    units, current = set(), None
+    real = functools.lru_cache(maxsize=None)(lambda rel: os.path.realpath(os.path.join(build_dir, rel)))
+    headers, current = {}, None
     for line in deps.splitlines():
         if line and not line[0].isspace():
             current = line.split(": #deps", 1)[0] if ": #deps" in line else None
+            if current:
+                headers[current] = []
         elif current and line.strip():
-            if os.path.realpath(build_dir / line.strip()) in student_paths:
-                units.add(current)
-    return units
+            headers[current].append(real(line.strip()))
+    return headers
 
 
 def _preprocess_command(entry, out):
@@ -102,15 +106,20 @@ def _symbols(obj):
     return nm.stdout
 
 
-def _chapter_verdict(build_dir, commands, paths, course_root, scratch):
+def _chapter_verdict(build_dir, commands, recorded, paths, course_root, scratch):
     student_paths = {os.path.realpath(p) for p in paths}
-    for unit in sorted(_student_units(build_dir, student_paths)):
+    units = {unit: hs for unit, hs in recorded.items() if student_paths.intersection(hs)}
+    for unit, headers in sorted(units.items()):
         entry = commands.get(unit)
         if entry is None:
             continue
+        # The preprocessor's include tree is needed only to tell who brought a suspect header in.
+        suspect = any(pattern.search(h) for h in headers for _, pattern, _ in HEADERS)
         out = scratch / (re.sub(r"[^A-Za-z0-9._-]", "_", unit) + ".i")
-        pre = subprocess.run(_preprocess_command(entry, out), cwd=entry["directory"], capture_output=True)
-        hits = _included_by_student(out, entry["directory"], student_paths, course_root) if pre.returncode == 0 else []
+        pre = subprocess.run(_preprocess_command(entry, out), cwd=entry["directory"], capture_output=True) \
+            if suspect else None
+        hits = _included_by_student(out, entry["directory"], student_paths, course_root) \
+            if pre is not None and pre.returncode == 0 else []
         out.unlink(missing_ok=True)
         if hits:
             library, header, by = hits[0]
@@ -131,8 +140,9 @@ def find_forbidden(build_dir, student_files, course_root, scratch):
     build_dir = Path(build_dir)
     commands = {e["output"]: e for e in json.loads((build_dir / "compile_commands.json").read_text())}
     course_root = os.path.realpath(course_root) + os.sep
+    recorded = _recorded_headers(build_dir)
     chapters = list(student_files)
     with ThreadPoolExecutor(max_workers=max(1, min(len(chapters), os.cpu_count() or 1))) as pool:
-        verdicts = pool.map(lambda ch: _chapter_verdict(build_dir, commands, student_files[ch], course_root, scratch),
-                            chapters)
+        verdicts = pool.map(lambda ch: _chapter_verdict(build_dir, commands, recorded, student_files[ch], course_root,
+                                                        scratch), chapters)
         return {ch: v for ch, v in zip(chapters, verdicts) if v}
