@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import reports
 from .model import FAILED, TASK_TEST, Outcome, Task
-from .runner import _task_id, chapter_of, gpu_works, run_tasks
+from .runner import task_id_of, chapter_of, gpu_works, run_tasks
 from .shortcuts import find_forbidden
 from .submission import find_course_root, ignored_files, open_submission, take_student_files
 from .workspace import Workspace
@@ -89,7 +89,7 @@ def grader_error_record(ws, path, student, error, out_root, seconds):
     """Every task failed, with the grader's own error: one submission's problem never stops the batch."""
     tasks = {}
     for test in ws.build.task_tests():
-        task_id = _task_id(test["name"])
+        task_id = task_id_of(test["name"])
         name = TASK_TEST.match(test["name"]).group(3).strip()
         task = tasks.setdefault(task_id, Task(task_id, chapter_of(task_id, list(ws.manifest)), name))
         task.add(Outcome(test["name"], FAILED, f"grader error: {error}"))

@@ -36,7 +36,7 @@ class Build:
     def task_tests(self):
         """The graded tests, in task order."""
         tests = [t for t in self.tests if TASK_TEST.match(t["name"])]
-        return sorted(tests, key=lambda t: task_sort_key(_task_id(t["name"])))
+        return sorted(tests, key=lambda t: task_sort_key(task_id_of(t["name"])))
 
     def executables(self):
         """The test programs of the graded tests (paths in the build directory)."""
@@ -54,7 +54,7 @@ class Build:
         return next((t for t in self.tests if t["name"] == name), None)
 
 
-def _task_id(test_name):
+def task_id_of(test_name):
     m = TASK_TEST.match(test_name)
     return f"{m.group(1)}.{m.group(2)}"
 
@@ -129,7 +129,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
 
     def run_one(i):
         test = tests[i]
-        chapter = chapter_of(_task_id(test["name"]), chapters)
+        chapter = chapter_of(task_id_of(test["name"]), chapters)
         exe = test["cmd"][0]
         with lock:
             left = chapter_timeout - (time.monotonic() - chapter_start.setdefault(chapter, time.monotonic()))
@@ -157,7 +157,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
 
     runnable = []
     for i, test in enumerate(tests):
-        chapter = chapter_of(_task_id(test["name"]), chapters)
+        chapter = chapter_of(task_id_of(test["name"]), chapters)
         if chapter in blocked:
             outcomes[i] = Outcome(test["name"], FAILED, blocked[chapter])
         else:
@@ -168,7 +168,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
 
     tasks = {}
     for test, outcome in zip(tests, outcomes):
-        task_id = _task_id(test["name"])
+        task_id = task_id_of(test["name"])
         if task_id not in tasks:
             tasks[task_id] = Task(task_id, chapter_of(task_id, chapters), TASK_TEST.match(test["name"]).group(3).strip())
         tasks[task_id].add(outcome)
