@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation test of the checks: every typical mistake in tests/mutants/mutants.toml must fail its task.
+"""Mutation test of the checks: every typical mistake in tests/mutants/*.toml must fail its task.
 
     python3 tools/mutants.py                 # every mutant (GPU tasks need a GPU)
     python3 tools/mutants.py --host-only     # the mutants of tasks whose tests are in the Meson suite 'host'
@@ -45,7 +45,7 @@ from grading.model import FAILED, NOT_GRADED, PASSED, TASK_TEST  # noqa: E402
 from grading.runner import TIMEOUT_HINT, Build, gpu_works, run_doctest, run_program  # noqa: E402
 from grading.workspace import first_errors  # noqa: E402
 
-DATA = ROOT / "tests" / "mutants" / "mutants.toml"
+DATA = ROOT / "tests" / "mutants"  # one NN_name.toml per chapter
 KEYS = ("id", "task", "file", "description", "replace", "with")
 KILLED, SURVIVED = "killed", "survived"
 BUILD_TIMEOUT = 1800  # seconds for one build of a chapter's test programs
@@ -78,12 +78,17 @@ def log(text):
 
 
 def load_mutants(path=DATA):
-    try:
-        entries = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise MutantError(f"{path}: {e}")
+    """The mutants of `path`: one TOML file, or every *.toml of a folder in name order."""
+    entries = []
+    for file in sorted(path.glob("*.toml")) if path.is_dir() else [path]:
+        try:
+            entries += [(file, e) for e in tomllib.loads(file.read_text(encoding="utf-8")).get("mutant", [])]
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise MutantError(f"{file}: {e}")
+    if not entries:
+        raise MutantError(f"{path}: no [[mutant]] found")
     mutants, seen = [], set()
-    for i, entry in enumerate(entries, 1):
+    for i, (path, entry) in enumerate(entries, 1):
         where = f"{path}: mutant #{i} ({entry.get('id', 'no id')})"
         missing = [k for k in KEYS if not isinstance(entry.get(k), str)]
         unknown = sorted(set(entry) - set(KEYS))
@@ -329,7 +334,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary copy, its builds and the test logs")
     ap.add_argument("--gpu-arch", default="native", help="the gpu_arch option of the builds (default native)")
     ap.add_argument("--mutants", type=Path, default=DATA, metavar="FILE",
-                    help="the mutant data (default tests/mutants/mutants.toml)")
+                    help="a mutant file, or a folder of them (default tests/mutants/)")
     args = ap.parse_args()
     started = time.monotonic()
     try:

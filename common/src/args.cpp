@@ -2,6 +2,7 @@
 
 #include "course/data.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -55,13 +56,18 @@ std::string help_text(const ArgSpec& spec)
                                        std::to_string(spec.default_runs) + ")");
         h += line("--csv PATH   ", "also write the table as CSV");
     }
+    if (!spec.kernels.empty()) {
+        h += line("--kernel K   ", "run only kernel K (repeatable; default: all); one of:");
+        for (const std::string& k : spec.kernels) h += "                 " + k + "\n";
+        h += line("--list       ", "print the kernel names, one per line");
+    }
     h += line("--help       ", "this text");
     return h;
 }
 
 ParsedArgs try_parse_args(int argc, const char* const* argv, const ArgSpec& spec)
 {
-    ParsedArgs parsed{ParsedArgs::Outcome::run, Args{spec.default_n, spec.default_block, 0, spec.default_runs, ""}, ""};
+    ParsedArgs parsed{ParsedArgs::Outcome::run, Args{spec.default_n, spec.default_block, 0, spec.default_runs, "", {}}, ""};
     bool seed_given = false;
     const auto error = [&](std::string message) {
         parsed.outcome = ParsedArgs::Outcome::error;
@@ -79,8 +85,13 @@ ParsedArgs try_parse_args(int argc, const char* const* argv, const ArgSpec& spec
             parsed.outcome = ParsedArgs::Outcome::help;
             return parsed;
         }
+        if (name == "--list" && !spec.kernels.empty()) {
+            parsed.outcome = ParsedArgs::Outcome::list;
+            return parsed;
+        }
         const bool known = name == "--n" || name == "--block" || name == "--seed" ||
-                           (spec.benchmark && (name == "--runs" || name == "--csv"));
+                           (spec.benchmark && (name == "--runs" || name == "--csv")) ||
+                           (name == "--kernel" && !spec.kernels.empty());
         if (!known) return error("unknown argument '" + name + "'");
         if (!value) {
             if (i + 1 >= argc) return error(name + " needs a value");
@@ -110,6 +121,10 @@ ParsedArgs try_parse_args(int argc, const char* const* argv, const ArgSpec& spec
             const auto r = parse_decimal(*value);
             if (!r || *r < 1 || *r > 10000) return error("--runs expects a number in [1, 10000], got '" + *value + "'");
             a.runs = static_cast<int>(*r);
+        } else if (name == "--kernel") {
+            if (std::find(spec.kernels.begin(), spec.kernels.end(), *value) == spec.kernels.end())
+                return error("--kernel '" + *value + "' is not a kernel of this program (--list shows them)");
+            a.kernels.push_back(*value);
         } else {  // --csv
             if (value->empty()) return error("--csv needs a file name");
             a.csv = *value;
@@ -126,12 +141,20 @@ Args parse_args(int argc, char** argv, const ArgSpec& spec)
     case ParsedArgs::Outcome::help:
         std::fputs(help_text(spec).c_str(), stdout);
         std::exit(0);
+    case ParsedArgs::Outcome::list:
+        for (const std::string& k : spec.kernels) std::printf("%s\n", k.c_str());
+        std::exit(0);
     case ParsedArgs::Outcome::error:
         std::fprintf(stderr, "%s: error: %s (try --help)\n", spec.program, parsed.error.c_str());
         std::exit(2);
     case ParsedArgs::Outcome::run: break;
     }
     return parsed.args;
+}
+
+bool Args::wants(const std::string& name) const
+{
+    return kernels.empty() || std::find(kernels.begin(), kernels.end(), name) != kernels.end();
 }
 
 }  // namespace course

@@ -8,6 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <regex>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace course::testing {
 namespace {
@@ -108,6 +112,93 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
             return true;
         }
     return false;
+}
+
+namespace {
+
+std::optional<std::string> find_compute_sanitizer()
+{
+    std::vector<std::string> dirs;
+    if (const char* path = std::getenv("PATH")) {
+        std::stringstream list(path);
+        for (std::string dir; std::getline(list, dir, ':');) dirs.push_back(dir);
+    }
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* home = std::getenv(var)) dirs.push_back(std::string(home) + "/bin");
+    dirs.push_back("/usr/local/cuda/bin");
+    for (const std::string& dir : dirs) {
+        const std::string candidate = (dir.empty() ? "." : dir) + "/compute-sanitizer";
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::nullopt;
+}
+
+std::string shell_quote(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// The tool found something when one of its summary lines ("ERROR SUMMARY: 2 errors", "RACECHECK SUMMARY:
+// 51 hazards displayed (0 errors, 51 warnings)") counts more than zero.
+bool summaries_clean(const std::string& report)
+{
+    bool seen = false;
+    std::istringstream lines(report);
+    for (std::string line; std::getline(lines, line);) {
+        const auto at = line.find("SUMMARY: ");
+        if (at == std::string::npos) continue;
+        seen = true;
+        if (line.compare(at + 9, 2, "0 ") != 0) return false;
+    }
+    return seen;
+}
+
+}  // namespace
+
+void check_sanitizer_clean(const char* task, const char* tool, const std::string& filter)
+{
+    if (under_sanitizer()) {
+        MESSAGE((std::string(tool) + " check left to the outer compute-sanitizer run"));
+        VERIFY(true, "");
+        return;
+    }
+    if (!gpu_available_or_skip()) return;
+    const auto sanitizer = find_compute_sanitizer();
+    if (!sanitizer) {
+        record_skip("compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin directory "
+                    "on PATH); the " + std::string(tool) + " check of " + task + " did not run");
+        return;
+    }
+    char self[4096];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    REQUIRE_MESSAGE(length > 0, "cannot find this test program (/proc/self/exe)");
+    self[length] = '\0';
+    const std::string command = "COURSE_SANITIZER=" + std::string(tool) + " COURSE_SEED=" +
+                                std::to_string(detail::run_seed()) + " " + shell_quote(*sanitizer) +
+                                " --tool " + tool + " --error-exitcode 99 --print-limit 10 " + shell_quote(self) +
+                                " " + shell_quote("--test-case=" + filter) + " --no-colors=true 2>&1";
+    std::string report;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+        char buffer[4096];
+        for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) report.append(buffer, got);
+        const int status = pclose(pipe);
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        std::smatch counts;  // doctest's "[doctest] test cases: 3 | 3 passed | 0 failed | ..."
+        const bool cases_passed = code == 0 &&
+                                  std::regex_search(report, counts, std::regex(R"(test cases:\s*\d+ \|\s*(\d+) passed)")) &&
+                                  std::stoi(counts[1].str()) > 0;
+        const bool clean = summaries_clean(report);
+        VERIFY(cases_passed && clean,
+               std::string(task) << ": compute-sanitizer --tool " << tool << " on '" << filter << "' "
+                                 << (clean ? "(no hazard reported) but the cases failed or did not run"
+                                           : "reports a problem (a race, a missing barrier or a barrier "
+                                             "not every thread reaches)")
+                                 << "; exit code " << code << "; its report:\n" << report.substr(0, 6000));
+    } else {
+        FAIL_CHECK((std::string(task) + ": could not run compute-sanitizer"));
+    }
 }
 
 std::vector<int> power_of_two_blocks(int min_block, int max_block)

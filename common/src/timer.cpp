@@ -3,6 +3,7 @@
 #include "course/check.hpp"
 
 #include <algorithm>
+#include <iostream>
 #include <stdexcept>
 
 namespace course {
@@ -88,6 +89,17 @@ Timing time_cpu(const std::function<void()>& work, int runs, int warmup)
         ms.push_back(timer.elapsed_ms());
     }
     return summarize(ms);
+}
+
+std::optional<Timing> time_gpu_verified(const std::string& name, const std::function<void()>& enqueue,
+                                        const std::function<std::string()>& check, int runs)
+{
+    enqueue();
+    if (const std::string wrong = check(); !wrong.empty()) {
+        std::cerr << name << ": " << wrong << ": not timed\n";
+        return std::nullopt;
+    }
+    return time_gpu(enqueue, runs);
 }
 
 }  // namespace course

@@ -4,6 +4,8 @@
 //   --seed S     input seed (default: a fresh one, printed)
 //   --runs R     timed runs per kernel (benchmarks only)
 //   --csv PATH   where to write the table as CSV (benchmarks only)
+//   --kernel K   run only kernel K of the chapter's progression (repeatable; programs with a progression)
+//   --list       print the progression's kernel names, one per line, and exit
 //   --help
 // A bad value prints one line naming the option and the value, and exits with code 2.
 #pragma once
@@ -11,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace course {
 
@@ -25,6 +28,7 @@ struct ArgSpec {
     bool uses_block = true;   // false: --block is still validated, and --help says the program ignores it
     bool benchmark = false;   // accept --runs and --csv
     int default_runs = 20;
+    std::vector<std::string> kernels;  // the progression's names: --kernel must be one of them (empty: no --kernel)
 };
 
 struct Args {
@@ -33,11 +37,15 @@ struct Args {
     std::uint64_t seed;
     int runs;
     std::string csv;  // empty: no CSV
+    std::vector<std::string> kernels;  // --kernel values; empty: all
+
+    // Whether kernel `name` was asked for (every kernel when no --kernel was given).
+    bool wants(const std::string& name) const;
 };
 
 // What a command line asks for: run with `args`, print the help, or stop with `error`.
 struct ParsedArgs {
-    enum class Outcome { run, help, error } outcome;
+    enum class Outcome { run, help, list, error } outcome;
     Args args;
     std::string error;  // one line, naming the option and the value
 };

@@ -48,6 +48,14 @@ bool under_sanitizer();
 // reported as skipped with `reason`, when COURSE_SANITIZER names one of `tools`.
 bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*> tools);
 
+// A graded race check (lessons about barriers and warp synchronization): runs this test program again under
+// `compute-sanitizer --tool <tool>` (racecheck or synccheck) on the cases that `filter` selects, and verifies
+// that the tool reports nothing - no error and no warning - and that those cases ran and passed. The cases
+// are usually named "sanitized TODO(NN.k) ..." (so the task's own filter does not run them again) and use
+// small sizes: the tools slow kernels down 10-100x. Without compute-sanitizer the case is skipped with that
+// reason; inside a sanitizer run (COURSE_SANITIZER set) it does nothing, since the outer tool already checks.
+void check_sanitizer_clean(const char* task, const char* tool, const std::string& filter);
+
 // Every power-of-two block size in [32, 1024].
 std::vector<int> power_of_two_blocks(int min_block = 32, int max_block = 1024);
 

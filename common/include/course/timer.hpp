@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace course {
@@ -59,6 +61,12 @@ Timing time_gpu(const std::function<void()>& enqueue, int runs = 20, int warmup 
 // pristine input) is enqueued before every run, warm-up included, outside the two events, so it is not timed.
 Timing time_gpu_with_reset(const std::function<void()>& reset, const std::function<void()>& enqueue,
                            int runs = 20, int warmup = 3);
+
+// Benchmarks: runs `enqueue` once, then asks `check` whether the result is right ("" if so, else what is
+// wrong). A wrong result gets no time: "<name>: <what is wrong>: not timed" goes to stderr and the answer is
+// nullopt. Otherwise the timing of time_gpu(enqueue, runs).
+std::optional<Timing> time_gpu_verified(const std::string& name, const std::function<void()>& enqueue,
+                                        const std::function<std::string()>& check, int runs = 20);
 
 // The same with a host clock, for CPU code.
 Timing time_cpu(const std::function<void()>& work, int runs = 5, int warmup = 1);
