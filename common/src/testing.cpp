@@ -10,6 +10,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <utility>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,7 +117,7 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
 
 namespace {
 
-std::optional<std::string> find_compute_sanitizer()
+std::optional<std::string> find_cuda_tool(const char* tool)
 {
     std::vector<std::string> dirs;
     if (const char* path = std::getenv("PATH")) {
@@ -127,10 +128,43 @@ std::optional<std::string> find_compute_sanitizer()
         if (const char* home = std::getenv(var)) dirs.push_back(std::string(home) + "/bin");
     dirs.push_back("/usr/local/cuda/bin");
     for (const std::string& dir : dirs) {
-        const std::string candidate = (dir.empty() ? "." : dir) + "/compute-sanitizer";
+        const std::string candidate = (dir.empty() ? "." : dir) + "/" + tool;
         if (access(candidate.c_str(), X_OK) == 0) return candidate;
     }
     return std::nullopt;
+}
+
+std::string self_path()
+{
+    char self[4096];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    REQUIRE_MESSAGE(length > 0, "cannot find this test program (/proc/self/exe)");
+    return std::string(self, static_cast<std::size_t>(length));
+}
+
+// Runs a shell command; its exit code (-1 when it did not exit normally) and its output, stderr included.
+std::pair<int, std::string> run_command(const std::string& command)
+{
+    std::string output;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    REQUIRE_MESSAGE(pipe != nullptr, "could not run: " << command);
+    char buffer[4096];
+    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, got);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// One CSV line, quotes removed ("a","b,c" -> a | b,c).
+std::vector<std::string> csv_fields(const std::string& line)
+{
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) fields.emplace_back();
+        else if (c != '\r') fields.back() += c;
+    }
+    return fields;
 }
 
 std::string shell_quote(const std::string& s)
@@ -165,40 +199,83 @@ void check_sanitizer_clean(const char* task, const char* tool, const std::string
         return;
     }
     if (!gpu_available_or_skip()) return;
-    const auto sanitizer = find_compute_sanitizer();
+    const auto sanitizer = find_cuda_tool("compute-sanitizer");
     if (!sanitizer) {
         record_skip("compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin directory "
                     "on PATH); the " + std::string(tool) + " check of " + task + " did not run");
         return;
     }
-    char self[4096];
-    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    REQUIRE_MESSAGE(length > 0, "cannot find this test program (/proc/self/exe)");
-    self[length] = '\0';
     const std::string command = "COURSE_SANITIZER=" + std::string(tool) + " COURSE_SEED=" +
                                 std::to_string(detail::run_seed()) + " " + shell_quote(*sanitizer) +
-                                " --tool " + tool + " --error-exitcode 99 --print-limit 10 " + shell_quote(self) +
-                                " " + shell_quote("--test-case=" + filter) + " --no-colors=true 2>&1";
-    std::string report;
-    if (FILE* pipe = popen(command.c_str(), "r")) {
-        char buffer[4096];
-        for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) report.append(buffer, got);
-        const int status = pclose(pipe);
-        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        std::smatch counts;  // doctest's "[doctest] test cases: 3 | 3 passed | 0 failed | ..."
-        const bool cases_passed = code == 0 &&
-                                  std::regex_search(report, counts, std::regex(R"(test cases:\s*\d+ \|\s*(\d+) passed)")) &&
-                                  std::stoi(counts[1].str()) > 0;
-        const bool clean = summaries_clean(report);
-        VERIFY(cases_passed && clean,
-               std::string(task) << ": compute-sanitizer --tool " << tool << " on '" << filter << "' "
-                                 << (clean ? "(no hazard reported) but the cases failed or did not run"
-                                           : "reports a problem (a race, a missing barrier or a barrier "
-                                             "not every thread reaches)")
-                                 << "; exit code " << code << "; its report:\n" << report.substr(0, 6000));
-    } else {
-        FAIL_CHECK((std::string(task) + ": could not run compute-sanitizer"));
+                                " --tool " + tool + " --error-exitcode 99 --print-limit 10 " +
+                                shell_quote(self_path()) + " " + shell_quote("--test-case=" + filter) +
+                                " --no-colors=true";
+    const auto [code, report] = run_command(command);
+    std::smatch counts;  // doctest's "[doctest] test cases: 3 | 3 passed | 0 failed | ..."
+    const bool cases_passed =
+        code == 0 && std::regex_search(report, counts, std::regex(R"(test cases:\s*\d+ \|\s*(\d+) passed)")) &&
+        std::stoi(counts[1].str()) > 0;
+    const bool clean = summaries_clean(report);
+    VERIFY(cases_passed && clean,
+           std::string(task) << ": compute-sanitizer --tool " << tool << " on '" << filter << "' "
+                             << (clean ? "(no hazard reported) but the cases failed or did not run"
+                                       : "reports a problem (a race, a missing barrier or a barrier not every "
+                                         "thread reaches)")
+                             << "; exit code " << code << "; its report:\n" << report.substr(0, 6000));
+}
+
+std::optional<double> ncu_metric(const std::string& filter, const std::string& kernel, const std::string& metric)
+{
+    if (under_sanitizer()) {
+        record_skip("Nsight Compute cannot run inside compute-sanitizer");
+        return std::nullopt;
     }
+    if (!gpu_available_or_skip()) return std::nullopt;
+    const auto ncu = find_cuda_tool("ncu");
+    if (!ncu) {
+        record_skip("Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit: put its bin directory "
+                    "on PATH); the lesson check did not run");
+        return std::nullopt;
+    }
+    const std::string command = "COURSE_PROFILING=1 COURSE_SEED=" + std::to_string(detail::run_seed()) + " " +
+                                shell_quote(*ncu) + " --metrics " + metric + " --kernel-name regex:" +
+                                shell_quote(kernel) + " --csv --page raw --print-units base " +
+                                shell_quote(self_path()) + " " + shell_quote("--test-case=" + filter);
+    const auto [code, output] = run_command(command);
+    if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+        record_skip("Nsight Compute may not read the GPU's performance counters here (ERR_NVGPUCTRPERM)");
+        return std::nullopt;
+    }
+    std::istringstream lines(output);
+    std::vector<std::string> head;
+    std::size_t column = 0;
+    double sum = 0;
+    int launches = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] != '"') continue;
+        const auto fields = csv_fields(line);
+        if (head.empty()) {
+            const auto at = std::find(fields.begin(), fields.end(), metric);
+            if (at == fields.end()) continue;
+            head = fields;
+            column = static_cast<std::size_t>(at - fields.begin());
+            continue;
+        }
+        if (fields.size() != head.size()) continue;
+        std::string value;
+        for (char c : fields[column])
+            if (c != ',') value += c;
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        if (end == value.c_str()) continue;  // the units row
+        sum += v;
+        ++launches;
+    }
+    REQUIRE_MESSAGE(code == 0, "ncu failed (exit code " << code << "):\n" << output.substr(0, 4000));
+    REQUIRE_MESSAGE(launches > 0, "ncu profiled no launch of a kernel named like '" << kernel << "' in '"
+                                                                                     << filter << "':\n"
+                                                                                     << output.substr(0, 4000));
+    return sum;
 }
 
 std::vector<int> power_of_two_blocks(int min_block, int max_block)

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,6 +56,13 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
 // small sizes: the tools slow kernels down 10-100x. Without compute-sanitizer the case is skipped with that
 // reason; inside a sanitizer run (COURSE_SANITIZER set) it does nothing, since the outer tool already checks.
 void check_sanitizer_clean(const char* task, const char* tool, const std::string& filter);
+
+// The lesson suite (what a kernel's structure is for, measured): runs the cases that `filter` selects again
+// under Nsight Compute and returns `metric` (an ncu metric name, e.g.
+// "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") summed over every launch of the kernels whose
+// name contains `kernel`. Without ncu, or when ncu cannot read the counters here (ERR_NVGPUCTRPERM, a
+// sanitizer run), the case is skipped with the reason and the answer is nullopt.
+std::optional<double> ncu_metric(const std::string& filter, const std::string& kernel, const std::string& metric);
 
 // Every power-of-two block size in [32, 1024].
 std::vector<int> power_of_two_blocks(int min_block = 32, int max_block = 1024);
