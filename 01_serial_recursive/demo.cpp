@@ -1,5 +1,5 @@
 // Chapter 01 demo: the three CPU sums of one random input, checked and timed.
-//   build/01_serial_recursive/serial_recursive_demo --n 2^24 --seed 1
+//   build/subprojects/01_serial_recursive/bin/serial_reduce_demo --n 2^24 --seed 1
 #include "serial_reduce.hpp"
 
 #include "course/args.hpp"
@@ -13,7 +13,7 @@
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"serial_recursive_demo", "sum random ints on the CPU: loop, in-place tree, recursive tree",
+    course::ArgSpec spec{"serial_reduce_demo", "sum random ints on the CPU: loop, in-place tree, recursive tree",
                          std::size_t{1} << 24, std::size_t{1} << 30};
     spec.uses_block = false;
     const course::Args args = course::parse_args(argc, argv, spec);

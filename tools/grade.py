@@ -118,6 +118,8 @@ def main():
     ap.add_argument("--slurm-cpus", type=int, default=8, help="CPUs of one array task (default 8)")
     ap.add_argument("--slurm-option", action="append", default=[], metavar="OPT",
                     help="an extra #SBATCH line, e.g. --slurm-option=--partition=gpu (repeatable)")
+    ap.add_argument("--no-lesson", action="store_true",
+                    help="leave out the lesson suite (Nsight Compute counters; one line per chapter)")
     ap.add_argument("--verbose", action="store_true", help="print every student's table with --class")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args()
@@ -127,6 +129,7 @@ def main():
         ap.error("--slurm goes with --class, --submit with --slurm")
     if args.workers < 1 or (args.jobs is not None and args.jobs < 1):
         ap.error("--workers and --jobs take a number of at least 1")
+    Build.with_lesson = not args.no_lesson
     # Decided where the tests run (a Slurm node's allocation, not the login node's cores).
     args.jobs_default = min(8, len(os.sched_getaffinity(0)))
     if args.build:

@@ -7,10 +7,12 @@
 #include "course/testing.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace {
 
 int cases_started = 0;
+std::string current_case;
 
 // Counts the test cases that actually ran, so a filter that matches nothing fails instead of passing.
 struct CaseCounter : doctest::IReporter {
@@ -18,7 +20,11 @@ struct CaseCounter : doctest::IReporter {
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
     void test_run_end(const doctest::TestRunStats&) override {}
-    void test_case_start(const doctest::TestCaseData&) override { ++cases_started; }
+    void test_case_start(const doctest::TestCaseData& data) override
+    {
+        ++cases_started;
+        current_case = data.m_name;
+    }
     void test_case_reenter(const doctest::TestCaseData&) override {}
     void test_case_end(const doctest::CurrentTestCaseStats&) override {}
     // A crash (SIGSEGV, SIGABRT, ...) ends the program inside doctest's signal handler, before main() could
@@ -27,7 +33,10 @@ struct CaseCounter : doctest::IReporter {
     {
         if (!e.is_crash) return;
         const auto seed = static_cast<unsigned long long>(course::testing::detail::run_seed());
-        std::printf("The crash happened with the random inputs of seed %llu; replay with COURSE_SEED=%llu\n", seed, seed);
+        const std::string& last = course::testing::detail::last_call();
+        std::printf("The crash happened in '%s'%s%s, with the random inputs of seed %llu; replay with "
+                    "COURSE_SEED=%llu\n",
+                    current_case.c_str(), last.empty() ? "" : " while checking ", last.c_str(), seed, seed);
         std::fflush(stdout);
     }
     void subcase_start(const doctest::SubcaseSignature&) override {}

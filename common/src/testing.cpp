@@ -285,6 +285,18 @@ std::vector<int> power_of_two_blocks(int min_block, int max_block)
     return blocks;
 }
 
+namespace {
+std::string last_call_noted;
+}
+
+const std::string& detail::last_call() { return last_call_noted; }
+
+std::string detail::note_call(const std::string& task, const std::string& what)
+{
+    last_call_noted = task + ": " + what;
+    return last_call_noted;
+}
+
 std::string call(const std::string& name, std::size_t n, int block)
 {
     std::string s = name + "(n=" + std::to_string(n);

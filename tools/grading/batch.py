@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import reports
-from .model import FAILED, TASK_TEST, Outcome, Task
-from .runner import task_id_of, chapter_of, gpu_works, run_tasks
+from .model import FAILED, Outcome, Task
+from .runner import task_id_of, task_name_of, chapter_of, gpu_works, run_tasks
 from .shortcuts import find_forbidden
 from .submission import find_course_root, ignored_files, open_submission, take_student_files
 from .workspace import Workspace
@@ -90,7 +90,7 @@ def grader_error_record(ws, path, student, error, out_root, seconds):
     tasks = {}
     for test in ws.build.task_tests():
         task_id = task_id_of(test["name"])
-        name = TASK_TEST.match(test["name"]).group(3).strip()
+        name = task_name_of(test["name"])
         task = tasks.setdefault(task_id, Task(task_id, chapter_of(task_id, list(ws.manifest)), name))
         task.add(Outcome(test["name"], FAILED, f"grader error: {error}"))
     record = reports.grade_record(student, list(tasks.values()), list(ws.manifest), submission=str(path),

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import doctest_xml
-from .model import FAILED, TASK_TEST, Outcome, Task, task_sort_key
+from .model import FAILED, LESSON, LESSON_NAME, TASK_TEST, Outcome, Task, task_sort_key
 
 TIMEOUT_HINT = "a hung kernel, a spin-wait that never ends, or an endless loop?"
 
@@ -33,9 +33,11 @@ class Build:
         self.tests = json.loads((info / "intro-tests.json").read_text())
         self.targets = json.loads((info / "intro-targets.json").read_text())
 
+    with_lesson = True  # grade.py --no-lesson: leave the lesson suite out
+
     def task_tests(self):
         """The graded tests, in task order."""
-        tests = [t for t in self.tests if TASK_TEST.match(t["name"])]
+        tests = [t for t in self.tests if TASK_TEST.match(t["name"]) and (self.with_lesson or not is_lesson(t["name"]))]
         return sorted(tests, key=lambda t: task_sort_key(task_id_of(t["name"])))
 
     def executables(self):
@@ -54,9 +56,18 @@ class Build:
         return next((t for t in self.tests if t["name"] == name), None)
 
 
+def is_lesson(test_name):
+    return TASK_TEST.match(test_name).group(3).strip().startswith(LESSON)
+
+
 def task_id_of(test_name):
+    """"03.2" for "TODO(03.2) ...", and "03.lesson" for every lesson test of chapter 03."""
     m = TASK_TEST.match(test_name)
-    return f"{m.group(1)}.{m.group(2)}"
+    return f"{m.group(1)}.{LESSON if is_lesson(test_name) else m.group(2)}"
+
+
+def task_name_of(test_name):
+    return LESSON_NAME if is_lesson(test_name) else TASK_TEST.match(test_name).group(3).strip()
 
 
 def chapter_of(task_id, chapters):
@@ -170,6 +181,6 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     for test, outcome in zip(tests, outcomes):
         task_id = task_id_of(test["name"])
         if task_id not in tasks:
-            tasks[task_id] = Task(task_id, chapter_of(task_id, chapters), TASK_TEST.match(test["name"]).group(3).strip())
+            tasks[task_id] = Task(task_id, chapter_of(task_id, chapters), task_name_of(test["name"]))
         tasks[task_id].add(outcome)
     return tasks

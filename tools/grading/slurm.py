@@ -52,6 +52,8 @@ def write_jobs(entries, out_root, grade_script, options):
               "--build-timeout", str(options.build_timeout)] + (["--jobs", str(options.jobs)] if options.jobs else [])
     if options.worktree:
         passed.append("--worktree")
+    if options.no_lesson:
+        passed.append("--no-lesson")
     extra = "".join(f"#SBATCH {o}\n" for o in options.slurm_option)
     q = shlex.quote
     fields = dict(logs=q(str(folder / "logs")), extra=extra, grade=q(str(grade_script)), out=q(str(out_root)))

@@ -74,6 +74,10 @@ namespace detail {  // read by the doctest main
 int skipped_gpu_cases();
 const std::string& skip_reason();
 std::uint64_t run_seed();
+const std::string& last_call();
+// CHECK_RESULT and CHECK_ARRAY note what they are about to check ("TODO(03.2): reduce_interleaved(n=33,
+// block=32)"), so that a crash inside it prints the task and n with the seed.
+std::string note_call(const std::string& task, const std::string& what);
 }  // namespace detail
 
 }  // namespace course::testing
@@ -106,16 +110,22 @@ std::uint64_t run_seed();
 // Scalar result: exact comparison (use a tolerance check by hand for floats).
 #define CHECK_RESULT(task, what, got, expected)                                                               \
     do {                                                                                                      \
+        ::std::ostringstream course_what_;                                                                    \
+        course_what_ << what;                                                                                 \
+        const ::std::string course_call_ = ::course::testing::detail::note_call(task, course_what_.str());   \
         /* copies, not references: `got` is often an element of a temporary, e.g. d_total.to_host()[0] */    \
         const auto course_got_ = (got);                                                                       \
         const auto course_expected_ = (expected);                                                             \
-        VERIFY(course_got_ == course_expected_, ::std::string(task) << ": " << what << " returned "            \
-                                                    << +course_got_ << ", expected " << +course_expected_);   \
+        VERIFY(course_got_ == course_expected_,                                                               \
+               course_call_ << " returned " << +course_got_ << ", expected " << +course_expected_);           \
     } while (0)
 
 // Arrays of n elements: exact, reporting the first mismatch.
 #define CHECK_ARRAY(task, what, got_ptr, expected_ptr, n)                                                     \
     do {                                                                                                      \
+        ::std::ostringstream course_what_;                                                                    \
+        course_what_ << what;                                                                                 \
+        const ::std::string course_call_ = ::course::testing::detail::note_call(task, course_what_.str());   \
         const auto course_mm_ = ::course::first_mismatch((expected_ptr), (got_ptr), (n));                     \
-        VERIFY(!course_mm_, ::std::string(task) << ": " << what << ": " << ::course::describe(*course_mm_, (n))); \
+        VERIFY(!course_mm_, course_call_ << ": " << ::course::describe(*course_mm_, (n)));                    \
     } while (0)
