@@ -5,6 +5,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <stdexcept>
+#include <string>
 
 namespace course::cub_ref {
 namespace {
@@ -87,3 +88,14 @@ void Scan::exclusive(const int* d_in, int* d_out, std::size_t n, cudaStream_t st
 }
 
 }  // namespace course::cub_ref
+
+namespace course {
+
+std::string cccl_version()
+{
+    // CUB_VERSION is major * 100000 + minor * 100 + patch (CCCL's CUB carries CCCL's version).
+    return std::to_string(CUB_VERSION / 100000) + "." + std::to_string(CUB_VERSION / 100 % 1000) + "." +
+           std::to_string(CUB_VERSION % 100);
+}
+
+}  // namespace course

@@ -23,16 +23,6 @@ std::string fixed(double value, int digits)
 
 std::string times(double ratio) { return fixed(ratio, 2) + "x"; }
 
-std::string today_utc()
-{
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char buf[16];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d", &utc);
-    return buf;
-}
-
 std::string csv_field(std::string s)
 {
     for (char& c : s)
@@ -135,6 +125,16 @@ void BenchTable::write_csv(const std::string& path, bool append) const
     for (std::size_t i = 0; i < rows_.size(); ++i) line(rows_[i], i ? &rows_[i - 1] : nullptr, false);
     if (!reference_.empty()) line(reference_[0], nullptr, true);
     if (!f) throw std::runtime_error("error writing " + path);
+}
+
+std::string today_utc()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", &utc);
+    return buf;
 }
 
 std::string measurement_stamp()

@@ -60,5 +60,6 @@ private:
 
 // "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-21" - printed under every measured table.
 std::string measurement_stamp();
+std::string today_utc();  // "2026-11-21"
 
 }  // namespace course

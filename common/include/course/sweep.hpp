@@ -1,0 +1,64 @@
+// Size sweeps: a chapter's best kernel against CUB from 2^10 elements up, each size timed twice, labelled:
+//   cold  the L2 cache is flushed before every timed run (the input comes from DRAM, as for a large n)
+//   hot   the same call repeated: an input that fits in L2 is read from L2 from the second run on
+// and the conditions of the run (GPU, clocks at the start and the end, driver, CUDA, CCCL) beside the table.
+#pragma once
+
+#include "course/device_buffer.hpp"
+#include "course/timer.hpp"
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace course {
+
+// What the GPU ran at: nvidia-smi's clocks and throttle reasons (when nvidia-smi is there), the driver, the
+// CUDA runtime and the CCCL version the benchmarks' CUB came from.
+struct Conditions {
+    std::string gpu;
+    std::string clocks;    // "SM 1980 MHz (max 1980), memory 2619 MHz", or why unknown
+    std::string throttle;  // "none", or nvidia-smi's active reasons
+    bool throttled = false;
+};
+Conditions read_conditions();
+// "NVIDIA H100 80GB HBM3; start: SM 1980 MHz (max 1980), memory 2619 MHz, throttling none; end: ...; driver
+// 580.159.04, CUDA 13.0, CCCL 3.0.0; 2026-11-22" - and "THROTTLED" first when either end was throttled.
+std::string describe_conditions(const Conditions& start, const Conditions& end);
+std::string cccl_version();  // from cub_reference.cu (course_cub_dep)
+
+// Evicts the L2 cache: writes a buffer of twice its size (enqueued on the default stream).
+class L2Flush {
+public:
+    L2Flush();
+    void operator()();
+
+private:
+    DeviceBuffer<unsigned char> buffer_;
+};
+
+class SizeSweep {
+public:
+    SizeSweep(std::string title, std::string kernel, std::string reference);
+    // Times `kernel` and `reference` (already verified by the caller) on n elements of `bytes` bytes, cold
+    // and hot, `runs` times each.
+    void add(std::size_t n, double bytes, const std::function<void()>& kernel, const std::function<void()>& reference,
+             int runs);
+    void print(std::ostream& out, const std::string& conditions) const;
+    void write_csv(const std::string& path, const std::string& conditions, bool append = false) const;
+    // The smallest kernel-vs-reference speedup (reference ms / kernel ms) over every size, cold and hot.
+    double worst_ratio() const;
+
+private:
+    struct Point {
+        std::size_t n;
+        double bytes;
+        Timing kernel_cold, reference_cold, kernel_hot, reference_hot;
+    };
+    std::string title_, kernel_, reference_;
+    std::vector<Point> points_;
+    L2Flush flush_;
+};
+
+}  // namespace course
