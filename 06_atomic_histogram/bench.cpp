@@ -1,8 +1,10 @@
 // Chapter 06 benchmark: the progression of the GPU histograms against CUB's DeviceHistogram::HistogramEven, for
 // uniform and for all-identical bytes, on --n bytes (default 1 GiB) and on the seed's 100 MiB. Every result is
 // checked before it is timed. Four tables, and one CSV (--csv) with all four (its `title` column tells them apart).
-//   build/subprojects/06_atomic_histogram/atomic_histogram_bench --runs 20 --block 1024 --csv histogram.csv
+//   build/subprojects/06_atomic_histogram/bin/histogram_bench --runs 20 --block 1024 --csv histogram.csv
+//   ... --kernel histogram_vectorized    (only that kernel, and CUB; repeatable; --list names them)
 #include "histogram.hpp"
+#include "histogram_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -15,10 +17,9 @@
 #include "course/timer.hpp"
 #include "course/verify.hpp"
 
-#include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,33 +28,23 @@ namespace {
 constexpr std::size_t kSeedSize = std::size_t{100} << 20;  // the seed's 100 MiB
 constexpr int kSeedBlock = 256;                             // the seed's block size, for the seed's kernels
 
-using Launcher = void (*)(const std::uint8_t*, std::size_t, unsigned*, int);
-
 std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-// Appends `table` to the CSV at `path`; the header line is written only by the first table.
-void append_csv(const course::BenchTable& table, const std::string& path, bool first)
+// The seed's two kernels (Tasks 06.2 and 06.3) run as the seed ran them, with 256-thread blocks.
+bool is_seed_kernel(const HistogramStep& step)
 {
-    const std::string part = path + ".part";
-    table.write_csv(part);
-    std::ifstream in(part);
-    std::ofstream out(path, first ? std::ios::trunc : std::ios::app);
-    std::string line;
-    for (bool header = true; std::getline(in, line); header = false)
-        if (first || !header) out << line << '\n';
-    if (!out) throw std::runtime_error("error writing " + path);
-    in.close();
-    std::remove(part.c_str());
+    return step.launch == histogram_global_atomics || step.launch == histogram_shared_atomics;
 }
 
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"atomic_histogram_bench", "the chapter's histograms vs CUB HistogramEven, uniform and identical bytes",
+    course::ArgSpec spec{"histogram_bench", "the chapter's histograms vs CUB HistogramEven, uniform and identical bytes",
                          std::size_t{1} << 30, histogram_max_n};
     spec.benchmark = true;
     spec.default_block = 1024;
+    spec.kernels = course::names_of(histogram_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -78,40 +69,41 @@ int main(int argc, char** argv)
                 course::BenchTable table(std::string("06_atomic_histogram: ") + course::to_string(dist) + " bytes, " + mib(n),
                                          n, copy_gbps);
 
-                // Runs `enqueue` once and compares the bins; only a correct version gets timed.
-                auto verified = [&](const std::string& name, const std::function<void()>& enqueue) {
+                // Poisons the bins, runs `enqueue` once and times it only if all 256 bins are right.
+                auto verified_timing = [&](const std::string& name, const std::function<void()>& enqueue) {
                     d_bins.fill_bytes(0xAB);
-                    enqueue();
-                    const auto got = d_bins.to_host();
-                    if (const auto mismatch = course::first_mismatch(expected.data(), got.data(), histogram_bins)) {
-                        std::cout << "WRONG RESULT, not timed: " << name << " on " << course::to_string(dist) << " bytes, n = "
-                                  << n << ": " << course::describe(*mismatch, histogram_bins) << "\n";
-                        all_correct = false;
-                        return false;
-                    }
-                    return true;
-                };
-                auto row = [&](const std::string& name, Launcher launch, int block, int warmup) {
-                    auto enqueue = [&] { launch(d_in.data(), n, d_bins.data(), block); };
-                    if (verified(name, enqueue)) table.add(name, course::time_gpu(enqueue, args.runs, warmup), bytes);
+                    const auto check = [&]() -> std::string {
+                        const auto got = d_bins.to_host();
+                        const auto mismatch = course::first_mismatch(expected.data(), got.data(), histogram_bins);
+                        return mismatch ? std::string(course::to_string(dist)) + " bytes, n = " + std::to_string(n) +
+                                              ": " + course::describe(*mismatch, histogram_bins)
+                                        : std::string();
+                    };
+                    const std::optional<course::Timing> t = course::time_gpu_verified(name, enqueue, check, args.runs);
+                    all_correct = all_correct && t.has_value();
+                    return t;
                 };
 
-                // Global atomics run at a few GB/s: timed on the seed's 100 MiB only, with one warm-up run.
+                // Global atomics run at a few GB/s: timed on the seed's 100 MiB only.
                 const bool time_global_atomics = n <= kSeedSize;
-                if (time_global_atomics) row("global atomics (seed, 06.2)", histogram_global_atomics, kSeedBlock, 1);
-                row("shared atomics (seed, 06.3)", histogram_shared_atomics, kSeedBlock, 3);
-                row("32 lane sub-histograms (06.4)", histogram_sub_histograms, args.block, 3);
-                row("+ 16-byte loads, runs of 16 (06.5)", histogram_vectorized, args.block, 3);
-                auto cub_call = [&] { cub(d_in.data(), d_bins.data(), n); };
-                if (verified("CUB HistogramEven", cub_call))
-                    table.set_reference("CUB HistogramEven", course::time_gpu(cub_call, args.runs), bytes);
+                for (const HistogramStep& step : histogram_progression) {
+                    if (!args.wants(step.name) || (step.launch == histogram_global_atomics && !time_global_atomics))
+                        continue;
+                    const int block = is_seed_kernel(step) ? kSeedBlock : args.block;
+                    const std::string name = std::string(step.name) + " (" + step.task + ")";
+                    if (const auto t = verified_timing(
+                            name, [&] { step.launch(d_in.data(), d_bins.data(), n, block, 0); }))
+                        table.add(name, *t, bytes);
+                }
+                if (const auto t = verified_timing("CUB HistogramEven", [&] { cub(d_in.data(), d_bins.data(), n); }))
+                    table.set_reference("CUB HistogramEven", *t, bytes);
 
                 table.print(std::cout);
-                if (!time_global_atomics)
-                    std::cout << "global atomics (06.2) not timed above " << mib(kSeedSize)
+                if (!time_global_atomics && args.wants("histogram_global_atomics"))
+                    std::cout << "histogram_global_atomics (06.2) not timed above " << mib(kSeedSize)
                               << ": at a few GB/s each run would take a large part of a second; see the "
                               << mib(kSeedSize) << " table.\n\n";
-                if (!args.csv.empty()) append_csv(table, args.csv, first_csv_table);
+                if (!args.csv.empty()) table.write_csv(args.csv, !first_csv_table);
                 first_csv_table = false;
             }
         }

@@ -1,10 +1,12 @@
-// Chapter 06 checks. Every test case name starts with its task, so `meson test` shows one line per task, and
-// the first failure of a case stops it with a message such as
+// Chapter 06 checks. Every graded test case name starts with its task, so `meson test` shows one line per task,
+// and the first failure of a case stops it with a message such as
 //   TODO(06.4): histogram_sub_histograms(n=33, block=64) on skewed bytes, start pointer +4: bins: first
 //   mismatch at index 17 of 256: expected 3, got 2
-// Every result's total is compared with n and its 256 bins exactly with course::histogram_reference, after the
-// bins were poisoned (0xABABABAB on the device), so a launcher that does not zero them cannot pass.
+// Every result's total is compared with n and its 256 bins exactly with course::histogram_reference (or, past
+// 2^31 bytes, with bins computed from the input's pattern), after the bins were poisoned (0xABABABAB on the
+// device), so a launcher that does not zero them cannot pass.
 #include "histogram.hpp"
+#include "histogram_progression.hpp"
 
 #include "course/check.hpp"
 #include "course/data.hpp"
@@ -24,8 +26,6 @@ using course::testing::call;
 
 namespace {
 
-using Launcher = void (*)(const std::uint8_t*, std::size_t, unsigned*, int);
-
 constexpr std::size_t kMaxOffset = 15;  // inputs start at base + 0 .. base + 15 (base is 256-byte aligned)
 
 // Not multiples of 4 or 16, on and around one 4 KiB page; checked besides the standard sizes.
@@ -43,6 +43,15 @@ std::vector<std::size_t> sizes_for(int block)
 // The start offset paired with size n: varies with n, and is the same for every block size (so the CPU
 // reference of each (input, offset, n) is computed once).
 std::size_t offset_for(std::size_t n) { return 1 + n % kMaxOffset; }
+
+const HistogramStep& step_of(const std::string& task)
+{
+    for (const HistogramStep& step : histogram_progression)
+        if (task == step.task) return step;
+    throw std::logic_error("no task " + task + " in histogram_progression");
+}
+
+std::string todo(const HistogramStep& step) { return std::string("TODO(") + step.task + ")"; }
 
 // Uniform bytes made into runs of `length` equal ones: some 16-byte loads hold one run, some straddle two,
 // so within a warp some lanes see 16 equal bytes and others do not (15, 16, 17: just short of, exactly and
@@ -71,27 +80,34 @@ struct Input {
     course::DeviceBuffer<std::uint8_t> device;
 };
 
+void add_input(std::vector<Input>& inputs, std::string name, std::vector<std::uint8_t> host)
+{
+    course::DeviceBuffer<std::uint8_t> device(host.size());
+    device.copy_from_host(host);
+    inputs.push_back(Input{std::move(name), std::move(host), std::move(device)});
+}
+
 std::vector<Input> make_inputs(std::size_t max_n)
 {
     const std::size_t size = max_n + kMaxOffset;
     std::vector<Input> inputs;
-    auto add = [&](std::string name, std::vector<std::uint8_t> host) {
-        course::DeviceBuffer<std::uint8_t> device(host.size());
-        device.copy_from_host(host);
-        inputs.push_back(Input{std::move(name), std::move(host), std::move(device)});
-    };
     using course::ByteDistribution;
     std::uint64_t salt = 0x06;
     for (ByteDistribution d : {ByteDistribution::uniform, ByteDistribution::skewed, ByteDistribution::identical})
-        add(std::string(course::to_string(d)) + " bytes", course::random_bytes(size, course::testing::seed(++salt), d));
+        add_input(inputs, std::string(course::to_string(d)) + " bytes",
+                  course::random_bytes(size, course::testing::seed(++salt), d));
     for (std::size_t length : {15, 16, 17, 20})
-        add("runs of " + std::to_string(length) + " equal bytes", runs_of(length, size, course::testing::seed(++salt)));
-    add("bytes i % 4", repeated_word(0x03020100u, size));
+        add_input(inputs, "runs of " + std::to_string(length) + " equal bytes",
+                  runs_of(length, size, course::testing::seed(++salt)));
+    add_input(inputs, "bytes i % 4", repeated_word(0x03020100u, size));
     const auto random = static_cast<std::uint32_t>(course::testing::seed(++salt));
     const std::uint32_t word = (random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8;  // bytes 0 and 1 differ
-    add("a random 4-byte word repeated", repeated_word(word, size));
+    add_input(inputs, "a random 4-byte word repeated", repeated_word(word, size));
     return inputs;
 }
+
+// Notes the call about to run, so that a crash inside it prints the task, the call and n with the seed.
+void note(const std::string& task, const std::string& what) { course::testing::detail::note_call(task, what); }
 
 // Fails the case at the first wrong result: one clear message instead of hundreds.
 void require_histogram(const std::string& task, const std::string& what, const std::vector<unsigned>& got,
@@ -105,39 +121,60 @@ void require_histogram(const std::string& task, const std::string& what, const s
 
 class KernelCheck {
 public:
-    KernelCheck(const std::string& task, const std::string& name, Launcher launch) : task_(task), name_(name), launch_(launch) {}
+    explicit KernelCheck(const HistogramStep& step) : task_(todo(step)), name_(step.name), launch_(step.launch) {}
 
     void run(const Input& in, std::size_t offset, std::size_t n, int block)
     {
+        const std::string what = describe(in, offset, n, block);
+        note(task_, what);
         bins_.fill_bytes(0xAB);
-        launch_(in.device.data() + offset, n, bins_.data(), block);
-        const std::string what =
-            call(name_.c_str(), n, block) + " on " + in.name + ", start pointer +" + std::to_string(offset);
+        launch_(in.device.data() + offset, bins_.data(), n, block, 0);
         require_histogram(task_, what, bins_.to_host(), expected(in, offset, n), n);
+    }
+
+    // The same on a stream of its own that does not wait for stream 0: the launcher's memset and kernel must
+    // both go on it (the poison before and the copy after do), else the copy can overtake them.
+    void run_on_stream(const Input& in, std::size_t offset, std::size_t n, int block)
+    {
+        cudaStream_t stream = nullptr;
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        std::vector<unsigned> got(histogram_bins);
+        CUDA_CHECK(cudaMemsetAsync(bins_.data(), 0xAB, bins_.bytes(), stream));
+        launch_(in.device.data() + offset, bins_.data(), n, block, stream);
+        CUDA_CHECK(cudaMemcpyAsync(got.data(), bins_.data(), bins_.bytes(), cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CUDA_CHECK(cudaStreamDestroy(stream));
+        require_histogram(task_, describe(in, offset, n, block) + " on a non-blocking stream", got,
+                          expected(in, offset, n), n);
     }
 
     // n = 0 with a null input: nothing may be read, the bins must still come back zeroed.
     void run_empty(int block)
     {
         bins_.fill_bytes(0xAB);
-        launch_(nullptr, 0, bins_.data(), block);
-        require_histogram(task_, call(name_.c_str(), 0, block) + " with d_in = nullptr", bins_.to_host(),
+        launch_(nullptr, bins_.data(), 0, block, 0);
+        require_histogram(task_, call(name_, 0, block) + " with d_in = nullptr", bins_.to_host(),
                           course::Histogram256{}, 0);
     }
 
     void check_rejects_bad_arguments(const Input& in)
     {
         for (int bad : {0, 16, 31, 33, 48, 96, 2048, -32}) {
-            INFO(task_ << ": " << call(name_.c_str(), 100, bad) << " must throw std::invalid_argument");
-            CHECK_THROWS_AS(launch_(in.device.data(), 100, bins_.data(), bad), std::invalid_argument);
+            INFO(task_ << ": " << call(name_, 100, bad) << " must throw std::invalid_argument");
+            CHECK_THROWS_AS(launch_(in.device.data(), bins_.data(), 100, bad, 0), std::invalid_argument);
         }
         INFO(task_ << ": " << name_ << " must reject n > 2^32 - 1 (a 32-bit bin could wrap) and null pointers");
-        CHECK_THROWS_AS(launch_(in.device.data(), histogram_max_n + 1, bins_.data(), 256), std::invalid_argument);
-        CHECK_THROWS_AS(launch_(in.device.data(), 100, nullptr, 256), std::invalid_argument);
-        CHECK_THROWS_AS(launch_(nullptr, 100, bins_.data(), 256), std::invalid_argument);
+        CHECK_THROWS_AS(launch_(in.device.data(), bins_.data(), histogram_max_n + 1, 256, 0), std::invalid_argument);
+        CHECK_THROWS_AS(launch_(in.device.data(), nullptr, 100, 256, 0), std::invalid_argument);
+        CHECK_THROWS_AS(launch_(nullptr, bins_.data(), 100, 256, 0), std::invalid_argument);
     }
 
 private:
+    std::string describe(const Input& in, std::size_t offset, std::size_t n, int block) const
+    {
+        return call(name_, n, block) + " on " + in.name + ", start pointer +" + std::to_string(offset);
+    }
+
     const course::Histogram256& expected(const Input& in, std::size_t offset, std::size_t n)
     {
         const auto key = std::make_tuple(&in, offset, n);
@@ -149,20 +186,22 @@ private:
 
     std::string task_;
     std::string name_;
-    Launcher launch_;
+    HistogramLauncher* launch_;
     course::DeviceBuffer<unsigned> bins_{histogram_bins};
     std::map<std::tuple<const Input*, std::size_t, std::size_t>, course::Histogram256> expected_;
 };
 
 // Every input kind x every accepted block size x every size (each at an aligned and at an unaligned start),
-// then every start offset 0..15 for sizes around 16 and 4096, then n = 0 with a null pointer and bad arguments.
-void check_launcher(const std::string& task, const std::string& name, Launcher launch)
+// then every start offset 0..15 for sizes around 16 and 4096, one launch on a stream of its own, then n = 0 with
+// a null pointer and bad arguments.
+void check_launcher(const HistogramStep& step)
 {
+    REQUIRE_GPU();
     const auto blocks = course::testing::power_of_two_blocks(32, 1024);
     std::size_t max_n = 0;
     for (int block : blocks) max_n = std::max(max_n, sizes_for(block).back());
     const auto inputs = make_inputs(max_n);
-    KernelCheck check(task, name, launch);
+    KernelCheck check(step);
     for (const Input& in : inputs)
         for (int block : blocks)
             for (std::size_t n : sizes_for(block)) {
@@ -173,8 +212,107 @@ void check_launcher(const std::string& task, const std::string& name, Launcher l
         for (std::size_t offset = 0; offset <= kMaxOffset; ++offset)
             for (std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{4097}})
                 check.run(in, offset, n, 256);
+    check.run_on_stream(inputs.front(), offset_for(999983), 999983, 256);
     for (int block : blocks) check.run_empty(block);
     check.check_rejects_bad_arguments(inputs.front());
+}
+
+// The cases that the graded racecheck and synccheck runs repeat under compute-sanitizer, which slows kernels
+// down 10-100x: small sizes, the smallest, a middle and the largest block size, bytes that put many lanes on one
+// counter and runs of 17, each from an aligned and an unaligned start.
+void check_small_sizes(const HistogramStep& step)
+{
+    REQUIRE_GPU();
+    const std::size_t sizes[] = {1, 33, 1000, 5000};
+    const std::size_t size = 5000 + kMaxOffset;
+    using course::ByteDistribution;
+    std::vector<Input> inputs;
+    add_input(inputs, "uniform bytes", course::random_bytes(size, course::testing::seed(0x63), ByteDistribution::uniform));
+    add_input(inputs, "identical bytes",
+              course::random_bytes(size, course::testing::seed(0x64), ByteDistribution::identical));
+    add_input(inputs, "runs of 17 equal bytes", runs_of(17, size, course::testing::seed(0x65)));
+    KernelCheck check(step);
+    for (const Input& in : inputs)
+        for (int block : {32, 256, 1024})
+            for (std::size_t n : sizes) {
+                check.run(in, 0, n, block);
+                check.run(in, 3, n, block);
+            }
+}
+
+// The graded race check of a task: its "sanitized TODO(06.k)" cases run again under racecheck and synccheck,
+// and any hazard either tool reports fails the task.
+void check_races(const HistogramStep& step)
+{
+    REQUIRE_GPU();
+    const std::string task = todo(step);
+    const std::string filter = "sanitized " + task + "*";
+    course::testing::check_sanitizer_clean(task.c_str(), "racecheck", filter);
+    course::testing::check_sanitizer_clean(task.c_str(), "synccheck", filter);
+}
+
+// Past 2^31 bytes (the `large` suite), where a 32-bit index stops or goes negative: n = 2^31 + 2^20 + 5 bytes
+// from a start pointer +3 (in 06.5 a head of 13 bytes, then whole vectors, then a tail of 8). The input is made
+// on the device: one period of kPeriod bytes (random, its second half in runs of 20 equal bytes) is copied
+// there and doubled with device-to-device copies, so the expected bins follow from the period alone.
+constexpr std::size_t kLargeN = (std::size_t{1} << 31) + (std::size_t{1} << 20) + 5;
+constexpr std::size_t kLargeOffset = 3;
+constexpr std::size_t kPeriod = 4099;  // a prime: the pattern does not repeat in step with 16-byte vectors
+
+class LargeInput {
+public:
+    explicit LargeInput(std::uint64_t seed)
+        : period_(course::random_bytes(kPeriod, seed, course::ByteDistribution::uniform)),
+          device_(kLargeOffset + kLargeN)
+    {
+        for (std::size_t i = kPeriod / 2; i < kPeriod; ++i) period_[i] = period_[i / 20 * 20];
+        device_.copy_from_host(period_);
+        for (std::size_t filled = kPeriod; filled < device_.size(); filled *= 2)  // filled: whole periods
+            CUDA_CHECK(cudaMemcpy(device_.data() + filled, device_.data(), std::min(filled, device_.size() - filled),
+                                  cudaMemcpyDeviceToDevice));
+    }
+
+    const std::uint8_t* data() const { return device_.data() + kLargeOffset; }  // kLargeN bytes
+
+    // Byte j of data() is period_[(kLargeOffset + j) % kPeriod]: whole periods, then the first r bytes of one.
+    course::Histogram256 expected() const
+    {
+        course::Histogram256 once{}, bins{};
+        for (std::uint8_t b : period_) ++once[b];
+        for (std::size_t v = 0; v < histogram_bins; ++v) bins[v] = kLargeN / kPeriod * once[v];
+        for (std::size_t j = 0; j < kLargeN % kPeriod; ++j) ++bins[period_[(kLargeOffset + j) % kPeriod]];
+        return bins;
+    }
+
+    // Every byte `value`: one bin must count all n > 2^31 bytes exactly (its limit is 2^32 - 1).
+    course::Histogram256 fill(std::uint8_t value)
+    {
+        CUDA_CHECK(cudaMemset(device_.data(), value, device_.bytes()));
+        course::Histogram256 bins{};
+        bins[value] = kLargeN;
+        return bins;
+    }
+
+private:
+    std::vector<std::uint8_t> period_;
+    course::DeviceBuffer<std::uint8_t> device_;
+};
+
+void check_large(const HistogramStep& step)
+{
+    REQUIRE_GPU_MEMORY(kLargeOffset + kLargeN + (std::size_t{256} << 20));
+    LargeInput input(course::testing::seed(0x62));
+    course::DeviceBuffer<unsigned> d_bins(histogram_bins);
+    const auto run = [&](int block, const std::string& bytes, const course::Histogram256& expected) {
+        const std::string what = call(step.name, kLargeN, block) + " on " + bytes + ", start pointer +3";
+        note(todo(step), what);
+        d_bins.fill_bytes(0xAB);
+        step.launch(input.data(), d_bins.data(), kLargeN, block, 0);
+        require_histogram(todo(step), what, d_bins.to_host(), expected, kLargeN);
+    };
+    const course::Histogram256 expected = input.expected();
+    for (int block : {32, 256, 1024}) run(block, "a repeated pattern of random bytes and runs", expected);
+    run(256, "identical bytes", input.fill(0xA7));
 }
 
 }  // namespace
@@ -187,72 +325,58 @@ TEST_CASE("TODO(06.1) histogram_cpu: every size and byte distribution, bins zero
     for (ByteDistribution d : {ByteDistribution::uniform, ByteDistribution::skewed, ByteDistribution::identical}) {
         const auto data = course::random_bytes(cpu_sizes[12], course::testing::seed(0x61), d);
         for (std::size_t n : cpu_sizes) {
+            const std::string what = call("histogram_cpu", n) + " on " + course::to_string(d) + " bytes";
+            note("TODO(06.1)", what);
             std::vector<unsigned> bins(histogram_bins, 0xDEADBEEFu);
-            histogram_cpu(data.data(), n, bins.data());
-            require_histogram("TODO(06.1)", call("histogram_cpu", n) + " on " + course::to_string(d) + " bytes", bins,
-                              course::histogram_reference(data.data(), n), n);
+            histogram_cpu(data.data(), bins.data(), n);
+            require_histogram("TODO(06.1)", what, bins, course::histogram_reference(data.data(), n), n);
         }
     }
     std::vector<unsigned> bins(histogram_bins);
     INFO("TODO(06.1): histogram_cpu must reject n > 2^32 - 1 (a 32-bit bin could wrap)");
-    CHECK_THROWS_AS(histogram_cpu(nullptr, histogram_max_n + 1, bins.data()), std::invalid_argument);
+    CHECK_THROWS_AS(histogram_cpu(nullptr, bins.data(), histogram_max_n + 1), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------------------------------- 06.2
 TEST_CASE("TODO(06.2) histogram_global_atomics: sizes, distributions, start offsets, block sizes")
 {
-    REQUIRE_GPU();
-    check_launcher("TODO(06.2)", "histogram_global_atomics", histogram_global_atomics);
+    check_launcher(step_of("06.2"));
 }
+
+TEST_CASE("TODO(06.2) large: histogram_global_atomics past 2^31 bytes") { check_large(step_of("06.2")); }
 
 // ---------------------------------------------------------------------------------------------------- 06.3
 TEST_CASE("TODO(06.3) histogram_shared_atomics: sizes, distributions, start offsets, block sizes")
 {
-    REQUIRE_GPU();
-    check_launcher("TODO(06.3)", "histogram_shared_atomics", histogram_shared_atomics);
+    check_launcher(step_of("06.3"));
 }
+
+TEST_CASE("sanitized TODO(06.3) histogram_shared_atomics: small sizes") { check_small_sizes(step_of("06.3")); }
+
+TEST_CASE("TODO(06.3) racecheck and synccheck") { check_races(step_of("06.3")); }
+
+TEST_CASE("TODO(06.3) large: histogram_shared_atomics past 2^31 bytes") { check_large(step_of("06.3")); }
 
 // ---------------------------------------------------------------------------------------------------- 06.4
 TEST_CASE("TODO(06.4) histogram_sub_histograms: sizes, distributions, start offsets, block sizes")
 {
-    REQUIRE_GPU();
-    check_launcher("TODO(06.4)", "histogram_sub_histograms", histogram_sub_histograms);
+    check_launcher(step_of("06.4"));
 }
+
+TEST_CASE("sanitized TODO(06.4) histogram_sub_histograms: small sizes") { check_small_sizes(step_of("06.4")); }
+
+TEST_CASE("TODO(06.4) racecheck and synccheck") { check_races(step_of("06.4")); }
+
+TEST_CASE("TODO(06.4) large: histogram_sub_histograms past 2^31 bytes") { check_large(step_of("06.4")); }
 
 // ---------------------------------------------------------------------------------------------------- 06.5
 TEST_CASE("TODO(06.5) histogram_vectorized: sizes, distributions, start offsets, block sizes")
 {
-    REQUIRE_GPU();
-    check_launcher("TODO(06.5)", "histogram_vectorized", histogram_vectorized);
+    check_launcher(step_of("06.5"));
 }
 
-// Past 2^31 bytes (the `large` suite): a 32-bit index would stop or go negative there. Then all bytes equal, so
-// one bin must hold more than 2^31 counts exactly - it is an unsigned 32-bit counter, its limit is 2^32 - 1.
-TEST_CASE("TODO(06.5) large: histogram_vectorized past 2^31 bytes")
-{
-    const std::size_t n = (std::size_t{1} << 31) + (std::size_t{1} << 20) + 9;  // not a multiple of 16
-    const std::size_t offset = 3;                                              // unaligned start
-    REQUIRE_GPU_MEMORY(n + offset + (std::size_t{256} << 20));
-    course::DeviceBuffer<std::uint8_t> d_in(n + offset);
-    course::DeviceBuffer<unsigned> d_bins(histogram_bins);
-    {
-        const auto host = course::random_bytes(n + offset, course::testing::seed(0x62), course::ByteDistribution::uniform);
-        d_in.copy_from_host(host);
-        const auto expected = course::histogram_reference(host.data() + offset, n);
-        for (int block : {32, 256, 1024}) {
-            d_bins.fill_bytes(0xAB);
-            histogram_vectorized(d_in.data() + offset, n, d_bins.data(), block);
-            require_histogram("TODO(06.5)",
-                              call("histogram_vectorized", n, block) + " on uniform bytes, start pointer +3",
-                              d_bins.to_host(), expected, n);
-        }
-    }
-    const unsigned char value = 0xA7;
-    CUDA_CHECK(cudaMemset(d_in.data(), value, n + offset));
-    course::Histogram256 expected{};
-    expected[value] = n;
-    d_bins.fill_bytes(0xAB);
-    histogram_vectorized(d_in.data() + offset, n, d_bins.data(), 256);
-    require_histogram("TODO(06.5)", call("histogram_vectorized", n, 256) + " on identical bytes, start pointer +3",
-                      d_bins.to_host(), expected, n);
-}
+TEST_CASE("sanitized TODO(06.5) histogram_vectorized: small sizes") { check_small_sizes(step_of("06.5")); }
+
+TEST_CASE("TODO(06.5) racecheck and synccheck") { check_races(step_of("06.5")); }
+
+TEST_CASE("TODO(06.5) large: histogram_vectorized past 2^31 bytes") { check_large(step_of("06.5")); }

@@ -1,8 +1,10 @@
 // Chapter 06 race demo (not a graded check): `x++` by many threads at once loses counts; atomicAdd does not.
-//   build/subprojects/06_atomic_histogram/histogram_race_demo
-//   compute-sanitizer --tool racecheck build/subprojects/06_atomic_histogram/histogram_race_demo
+//   build/subprojects/06_atomic_histogram/bin/histogram_race_demo
+//   compute-sanitizer --tool racecheck build/subprojects/06_atomic_histogram/bin/histogram_race_demo
 // racecheck watches shared memory only. It reports the hazards of the racy shared-memory histogram below; the
 // global-memory race of racy_count is invisible to it - there the lost counts the demo prints are the evidence.
+#include "histogram.hpp"
+
 #include "course/args.hpp"
 #include "course/check.hpp"
 #include "course/data.hpp"
@@ -14,7 +16,7 @@
 
 namespace {
 
-constexpr int kBins = 256;
+constexpr int kBins = static_cast<int>(histogram_bins);
 constexpr int kBlocks = 1024;
 constexpr int kThreads = 256;
 

@@ -1,25 +1,14 @@
-// Chapter 06 reference solution: the kernels and histogram_cpu only; ../histogram_launch.cu launches them. It is the
-// one file that includes this header, so histogram_cpu is defined here.
-#pragma once
-
-#include "histogram.hpp"
-
-#include <cstdint>
-#include <stdexcept>
-#include <string>
+// Chapter 06 reference solution of the student's file: histogram_cpu and the kernels with their device helpers.
+// ../histogram_launch.cu, the one file that includes it, launches them.
+#include "histogram_given.cuh"
 
 namespace {
 
-constexpr int kBins = 256;
-constexpr int kLanes = 32;               // sub-histograms per block in 06.4 and 06.5: one per lane of a warp
-constexpr int kVectorsPerIteration = 4;  // 16-byte loads each thread keeps in flight in 06.5
-
-// ------------------------------------------------------------------------------------------------- kernels
 // __launch_bounds__(1024): every kernel accepts 1024-thread blocks, so the compiler must fit 64 registers.
 
 // 06.2, the seed's first GPU version: one global atomicAdd per byte. Correct, but 2^30 bytes land on only 256
 // addresses, and the L2 applies the updates of one address one after another.
-__global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+__global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -27,9 +16,9 @@ __global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t
 }
 
 // 06.3, the seed's privatized version: each block counts into 256 bins in shared memory (fast atomics, contended
-// only by its own threads) and adds them to the global bins once. Fixed: the seed zeroed temp[threadIdx.x], which
-// is right only for exactly 256 threads, and indexed with a 32-bit int.
-__global__ void __launch_bounds__(1024) shared_atomics_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+// only by its own threads) and adds them to the global bins once. Fixed: the seed zeroed and merged
+// temp[threadIdx.x], which is right only for exactly 256 threads, and indexed with a 32-bit int.
+__global__ void __launch_bounds__(1024) shared_atomics_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
     __shared__ unsigned block_bins[kBins];
     for (int b = threadIdx.x; b < kBins; b += blockDim.x) block_bins[b] = 0;
@@ -37,7 +26,7 @@ __global__ void __launch_bounds__(1024) shared_atomics_kernel(const std::uint8_t
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
         atomicAdd(&block_bins[in[i]], 1u);
-    __syncthreads();
+    __syncthreads();  // every thread's counts are in block_bins before any thread reads them
     for (int b = threadIdx.x; b < kBins; b += blockDim.x) atomicAdd(&bins[b], block_bins[b]);
 }
 
@@ -66,7 +55,7 @@ __device__ __forceinline__ void merge_sub_histograms(const unsigned* sub, unsign
 // 06.4: fixes the bank conflicts of 06.3 (random bytes put several lanes of a warp into one bank; all-equal bytes
 // put all 32 onto one counter) with one sub-histogram per lane, and sizes the grid from the occupancy API instead
 // of the seed's 2 x SMs, which left three quarters of an H100's thread slots empty.
-__global__ void __launch_bounds__(1024) sub_histograms_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+__global__ void __launch_bounds__(1024) sub_histograms_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
     __shared__ unsigned sub[kBins * kLanes];  // 32 KiB
     zero_sub_histograms(sub);
@@ -79,12 +68,6 @@ __global__ void __launch_bounds__(1024) sub_histograms_kernel(const std::uint8_t
     merge_sub_histograms(sub, bins);
 }
 
-__device__ __forceinline__ void count_word(unsigned* column, unsigned word)
-{
-#pragma unroll
-    for (int k = 0; k < 4; ++k) count_byte(column, (word >> (8 * k)) & 0xFFu);
-}
-
 // 16 bytes from one load. If all 16 are equal (long runs: all-identical data, flat image regions), one add of 16
 // replaces 16 atomics; for other data the test costs a few integer instructions per 16 bytes.
 __device__ __forceinline__ void count_vector(unsigned* column, uint4 v)
@@ -94,18 +77,19 @@ __device__ __forceinline__ void count_vector(unsigned* column, uint4 v)
         atomicAdd(column + (v.x & 0xFFu) * kLanes, 16u);
         return;
     }
-    count_word(column, v.x);
-    count_word(column, v.y);
-    count_word(column, v.z);
-    count_word(column, v.w);
+    const unsigned words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int w = 0; w < 4; ++w)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) count_byte(column, (words[w] >> (8 * k)) & 0xFFu);
 }
 
 // 06.5: fixes the memory side of 06.4. One byte per load gave each warp 32 bytes in flight - far too little to
 // keep HBM busy. Now every thread has four independent 16-byte loads in flight. uint4 loads need 16-byte aligned
-// addresses, and `in` may start anywhere, so the input is split:
-//   in: [head: bytes up to the first 16-byte boundary][body: whole uint4s][tail: the last n - 16k bytes]
+// addresses, and `in` may start anywhere, so the input is split (course::split_for_vectors):
+//   in: [head: bytes up to the first 16-byte boundary][body: whole uint4s][tail: the last n - split.tail bytes]
 // The head and the tail (at most 15 bytes each) are counted one byte at a time by the first threads of the grid.
-__global__ void __launch_bounds__(1024) vectorized_kernel(const std::uint8_t* in, std::size_t n, unsigned* bins)
+__global__ void __launch_bounds__(1024) vectorized_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
     __shared__ unsigned sub[kBins * kLanes];
     zero_sub_histograms(sub);
@@ -114,23 +98,20 @@ __global__ void __launch_bounds__(1024) vectorized_kernel(const std::uint8_t* in
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
 
-    const std::size_t to_boundary = (16 - reinterpret_cast<std::uintptr_t>(in) % 16) % 16;
-    const std::size_t head = n < to_boundary ? n : to_boundary;
-    const std::size_t vectors = (n - head) / 16;
-    const std::size_t tail = head + vectors * 16;
-    const uint4* body = reinterpret_cast<const uint4*>(in + head);  // dereferenced only when vectors > 0
-    if (thread < head) count_byte(column, in[thread]);
-    if (thread < n - tail) count_byte(column, in[tail + thread]);
+    const course::VectorSplit split = course::split_for_vectors(in, n);
+    const uint4* body = reinterpret_cast<const uint4*>(in + split.head);  // dereferenced only when vectors > 0
+    if (thread < split.head) count_byte(column, in[thread]);
+    if (thread < n - split.tail) count_byte(column, in[split.tail + thread]);
 
     std::size_t v = thread;
-    for (; v + (kVectorsPerIteration - 1) * threads < vectors; v += kVectorsPerIteration * threads) {
+    for (; v + (kVectorsPerIteration - 1) * threads < split.vectors; v += kVectorsPerIteration * threads) {
         uint4 loaded[kVectorsPerIteration];
 #pragma unroll
         for (int k = 0; k < kVectorsPerIteration; ++k) loaded[k] = __ldg(body + v + k * threads);
 #pragma unroll
         for (int k = 0; k < kVectorsPerIteration; ++k) count_vector(column, loaded[k]);
     }
-    for (; v < vectors; v += threads) count_vector(column, __ldg(body + v));
+    for (; v < split.vectors; v += threads) count_vector(column, __ldg(body + v));
     __syncthreads();
     merge_sub_histograms(sub, bins);
 }
@@ -138,10 +119,9 @@ __global__ void __launch_bounds__(1024) vectorized_kernel(const std::uint8_t* in
 }  // namespace
 
 // ----------------------------------------------------------------------------------------------------- 06.1
-void histogram_cpu(const std::uint8_t* data, std::size_t n, unsigned* bins)
+void histogram_cpu(const std::uint8_t* data, unsigned* bins, std::size_t n)
 {
-    if (n > histogram_max_n)
-        throw std::invalid_argument("histogram_cpu: n = " + std::to_string(n) + " could overflow a 32-bit bin");
+    check_histogram_n("histogram_cpu", n);
     for (int b = 0; b < kBins; ++b) bins[b] = 0;
     for (std::size_t i = 0; i < n; ++i) ++bins[data[i]];
 }
