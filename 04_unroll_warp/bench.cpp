@@ -1,9 +1,13 @@
 // Chapter 04 benchmark: every int kernel of the progression and CUB's DeviceReduce::Sum on n int32 (default
-// 2^28 = 1 GiB), median of --runs timed runs after a warm-up; then reduce_vectorized and CUB at sizes 2^10,
-// 2^12, ..., n, to show where launch overhead dominates. Every result is verified before it is timed (a wrong
-// kernel gets no time). With --csv PATH the sweep goes to PATH with "-sweep" before ".csv".
+// 2^28 = 1 GiB), median of --runs timed runs after a warm-up; then the same for 04.1's best kernel, 04.2 and
+// 04.3 at 2^20 and 2^22 ints, inputs that stay in the L2 cache from one run to the next (where 04.2 and 04.3
+// can gain what they cannot at 2^28); then a size sweep, n = 2^10, 2^12, ..., n, of reduce_vectorized against
+// CUB, cold (L2 flushed) and hot. Every result is verified before it is timed (a wrong kernel gets no time).
+// --kernel NAME runs only the named kernels. With --csv PATH the tables go to PATH, the sweep to PATH with
+// "-sweep" before ".csv".
 //   meson test -C build --benchmark --suite 04_unroll_warp
-#include "progression.hpp"
+#include "unroll_warp.hpp"
+#include "unroll_warp_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -13,138 +17,116 @@
 #include "course/device_buffer.hpp"
 #include "course/reference.hpp"
 #include "course/report.hpp"
+#include "course/sweep.hpp"
 #include "course/timer.hpp"
 
-#include <ctime>
-#include <fstream>
 #include <functional>
-#include <iomanip>
 #include <iostream>
 #include <iterator>
 #include <optional>
-#include <sstream>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 namespace {
 
-struct SweepRow {
-    std::size_t n;
-    course::Timing best, cub;
-};
-
-double gbps(std::size_t n, const course::Timing& t)
-{
-    return static_cast<double>(n * sizeof(int)) / (t.median_ms * 1e6);
-}
-
-std::string fixed(double value, int digits)
-{
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << value;
-    return s.str();
-}
-
-void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, int block)
-{
-    out << "### reduce_vectorized and CUB DeviceReduce::Sum by size (int32, block = " << block << ")\n\n"
-        << "| n | reduce_vectorized ms | CUB ms | reduce_vectorized GB/s | CUB GB/s | vs CUB |\n"
-        << "|---:|---:|---:|---:|---:|---:|\n";
-    for (const SweepRow& r : rows)
-        out << "| " << r.n << " | " << fixed(r.best.median_ms, 4) << " | " << fixed(r.cub.median_ms, 4) << " | "
-            << fixed(gbps(r.n, r.best), 1) << " | " << fixed(gbps(r.n, r.cub), 1) << " | "
-            << fixed(r.cub.median_ms / r.best.median_ms, 2) << "x |\n";
-    out << '\n' << course::measurement_stamp() << "\n\n";
-}
-
-// "dir/04_unroll_warp.csv" -> "dir/04_unroll_warp-sweep.csv"
-std::string sweep_csv_path(const std::string& csv)
-{
-    const std::string suffix = ".csv";
-    const bool has_suffix =
-        csv.size() >= suffix.size() && csv.compare(csv.size() - suffix.size(), suffix.size(), suffix) == 0;
-    return (has_suffix ? csv.substr(0, csv.size() - suffix.size()) : csv) + "-sweep.csv";
-}
-
-void write_sweep_csv(const std::string& path, const std::vector<SweepRow>& rows, int block)
-{
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
-    std::string gpu = course::device_info().name;
-    for (char& c : gpu)
-        if (c == ',') c = ';';
-    char date[16];
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    std::strftime(date, sizeof date, "%Y-%m-%d", &utc);
-    f << "gpu,date,block,n,kernel,median_ms,cub_median_ms,gbps,cub_gbps,vs_cub\n";
-    for (const SweepRow& r : rows)
-        f << gpu << ',' << date << ',' << block << ',' << r.n << ",reduce_vectorized," << r.best.median_ms << ','
-          << r.cub.median_ms << ',' << gbps(r.n, r.best) << ',' << gbps(r.n, r.cub) << ','
-          << r.cub.median_ms / r.best.median_ms << '\n';
-    if (!f) throw std::runtime_error("error writing " + path);
-}
+// The kernels of the L2-resident tables: 04.1's best, then the two steps that only save instructions.
+const char* const l2_kernels[] = {"reduce_unrolling8", "reduce_unroll_warp_syncwarp", "reduce_complete_unroll"};
+const std::size_t l2_sizes[] = {std::size_t{1} << 20, std::size_t{1} << 22};  // 4 and 16 MiB
 
 }  // namespace
 
 int main(int argc, char** argv)
 {
     course::ArgSpec spec{"unroll_warp_bench",
-                         "the 04_unroll_warp progression and a size sweep against CUB DeviceReduce::Sum",
+                         "the 04_unroll_warp progression against CUB DeviceReduce::Sum, at L2-resident sizes, and a "
+                         "size sweep",
                          std::size_t{1} << 28, std::size_t{1} << 30};
     spec.benchmark = true;
+    spec.kernels = course::names_of(progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
         std::cout << course::describe(course::device_info()) << '\n';
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);
+        const course::Conditions start = course::read_conditions();
         const auto data = course::random_ints(args.n, args.seed);
-        const long long expected = course::sum_reference(data.data(), args.n);
-        const double bytes = static_cast<double>(args.n * sizeof(int));
 
         course::DeviceBuffer<int> d_in(args.n);
         d_in.copy_from_host(data);
         course::DeviceBuffer<long long> total(1);
+        ReduceWorkspace workspace;
         course::cub_ref::Sum cub_sum(args.n);
         bool all_correct = true;
 
-        // Checks one result of `reduce` on n elements, then times it; a wrong result gets no time.
-        const auto measure = [&](const char* name, std::size_t n, long long want,
+        // "" when *total holds the sum of the first n elements, else what is wrong.
+        const auto wrong_total = [&](std::size_t n) {
+            const long long want = course::sum_reference(data.data(), n), got = total.to_host()[0];
+            return got == want ? std::string()
+                               : "n = " + std::to_string(n) + ": returned " + std::to_string(got) + ", expected " +
+                                     std::to_string(want);
+        };
+        // Poisons the total, runs `reduce` once and checks it, then times it.
+        const auto measure = [&](const std::string& name, std::size_t n,
                                  const std::function<void()>& reduce) -> std::optional<course::Timing> {
             total.fill_bytes(0xA5);
-            reduce();
-            if (const long long got = total.to_host()[0]; got != want) {
-                std::cerr << name << "(n=" << n << ") returned " << got << ", expected " << want << ": not timed\n";
-                all_correct = false;
-                return std::nullopt;
-            }
-            return course::time_gpu(reduce, args.runs);
+            auto timing = course::time_gpu_verified(name, reduce, [&] { return wrong_total(n); }, args.runs);
+            all_correct = all_correct && timing.has_value();
+            return timing;
         };
-        const auto cub = [&](std::size_t n) { return [&, n] { cub_sum(d_in.data(), total.data(), n); }; };
-        const auto kernel = [&](const IntVariant& v, std::size_t n) {
-            return [&, n] { v.reduce(d_in.data(), n, total.data(), args.block); };
+        const auto step_call = [&](const course::Step<IntReduce>& step, std::size_t n) {
+            return [&, n] { step.launch(d_in.data(), total.data(), n, args.block, &workspace, 0); };
+        };
+        const auto cub_call = [&](std::size_t n) { return [&, n] { cub_sum(d_in.data(), total.data(), n); }; };
+        // One table at n: the steps of the progression that `include` selects (and --kernel asks for), and CUB.
+        bool first_table = true;
+        const auto bench_table = [&](const std::string& title, std::size_t n, const std::function<bool(const char*)>& include) {
+            course::BenchTable table(title, n, copy_gbps);
+            const double bytes = static_cast<double>(n * sizeof(int));
+            for (const course::Step<IntReduce>& step : progression)
+                if (include(step.name) && args.wants(step.name))
+                    if (const auto t = measure(step.name, n, step_call(step, n))) table.add(step.name, *t, bytes);
+            if (const auto t = measure("CUB DeviceReduce::Sum", n, cub_call(n)))
+                table.set_reference("CUB DeviceReduce::Sum", *t, bytes);
+            table.print(std::cout);
+            if (!args.csv.empty()) table.write_csv(args.csv, !first_table);
+            first_table = false;
         };
 
-        course::BenchTable table("04_unroll_warp, int32, block = " + std::to_string(args.block), args.n, copy_gbps);
-        for (const IntVariant& v : progression)
-            if (const auto t = measure(v.name, args.n, expected, kernel(v, args.n))) table.add(v.name, *t, bytes);
-        if (const auto t = measure("CUB DeviceReduce::Sum", args.n, expected, cub(args.n)))
-            table.set_reference("CUB DeviceReduce::Sum", *t, bytes);
-        table.print(std::cout);
-        if (!args.csv.empty()) table.write_csv(args.csv);
-
-        const IntVariant& best = progression[std::size(progression) - 1];
-        std::vector<SweepRow> sweep;
-        for (std::size_t n = std::size_t{1} << 10; n <= args.n; n *= 4) {
-            const long long want = course::sum_reference(data.data(), n);
-            const auto best_time = measure(best.name, n, want, kernel(best, n));
-            const auto cub_time = measure("CUB DeviceReduce::Sum", n, want, cub(n));
-            if (best_time && cub_time) sweep.push_back(SweepRow{n, *best_time, *cub_time});
+        const std::string block = "block = " + std::to_string(args.block);
+        bench_table("04_unroll_warp, int32, " + block, args.n, [](const char*) { return true; });
+        for (const std::size_t n : l2_sizes) {
+            bool wanted = false;
+            for (const char* name : l2_kernels) wanted = wanted || args.wants(name);
+            if (n >= args.n || !wanted) continue;
+            bench_table("04_unroll_warp, int32, " + block + ", " + std::to_string(n * sizeof(int) >> 20) +
+                            " MiB: stays in L2 between runs",
+                        n, [](const char* name) {
+                            for (const char* k : l2_kernels)
+                                if (std::string(k) == name) return true;
+                            return false;
+                        });
         }
-        print_sweep(std::cout, sweep, args.block);
-        if (!args.csv.empty()) write_sweep_csv(sweep_csv_path(args.csv), sweep, args.block);
+
+        // The sweep: the best kernel and CUB at every size, each checked once before it is timed.
+        const course::Step<IntReduce>& best = progression[std::size(progression) - 1];
+        if (args.wants(best.name)) {
+            course::SizeSweep sweep("04_unroll_warp, int32, " + block, best.name, "CUB DeviceReduce::Sum");
+            for (const std::size_t n : course::SizeSweep::sizes(args.n)) {
+                const auto kernel = step_call(best, n);
+                const auto reference = cub_call(n);
+                std::string wrong;
+                for (const auto& run : {std::function<void()>(kernel), std::function<void()>(reference)}) {
+                    total.fill_bytes(0xA5);
+                    run();
+                    if (wrong.empty()) wrong = wrong_total(n);
+                }
+                if (wrong.empty()) sweep.add(n, static_cast<double>(n * sizeof(int)), kernel, reference, args.runs);
+                else std::cerr << "size sweep, " << wrong << ": not timed\n";
+                all_correct = all_correct && wrong.empty();
+            }
+            const std::string conditions = course::describe_conditions(start, course::read_conditions());
+            sweep.print(std::cout, conditions);
+            if (!args.csv.empty()) sweep.write_csv(course::sweep_csv_path(args.csv), conditions);
+        }
         return all_correct ? 0 : 1;
     });
 }

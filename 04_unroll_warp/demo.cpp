@@ -1,8 +1,9 @@
-// Chapter 04 demo: one random input summed on the CPU and by every kernel of the chapter, checked and timed;
-// then floats (how the order of the blocks' atomics shows in a float sum) and bytes.
-//   build/subprojects/04_unroll_warp/unroll_warp_demo --n 2^24 --block 256 --seed 1
-#include "progression.hpp"
+// Chapter 04 demo: one random input summed on the CPU and by every kernel of the progression, checked and
+// timed; then (with reduce_vectorized) floats - how the order of the blocks' atomics shows in a float sum - and
+// bytes. --kernel NAME runs only the named kernels (--list prints them).
+//   build/subprojects/04_unroll_warp/bin/unroll_warp_demo --n 2^24 --block 256 --seed 1
 #include "unroll_warp.hpp"
+#include "unroll_warp_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -27,12 +28,12 @@ constexpr int order_runs = 10;
 // Runs a float kernel `order_runs` times on the same input and prints every distinct result.
 template <class Total>
 void print_distinct_results(const char* label, const course::DeviceBuffer<float>& d_in, std::size_t n, int block,
-                            int digits)
+                            ReduceWorkspace& workspace, int digits)
 {
     course::DeviceBuffer<Total> total(1);
     std::set<Total> results;
     for (int run = 0; run < order_runs; ++run) {
-        reduce_vectorized_float(d_in.data(), n, total.data(), block);
+        reduce_vectorized_float(d_in.data(), total.data(), n, block, workspace);
         results.insert(total.to_host()[0]);
     }
     std::cout.precision(digits);
@@ -46,8 +47,9 @@ void print_distinct_results(const char* label, const course::DeviceBuffer<float>
 
 int main(int argc, char** argv)
 {
-    const course::ArgSpec spec{"unroll_warp_demo", "sum random ints, floats and bytes with every chapter 04 kernel",
-                               std::size_t{1} << 24, std::size_t{1} << 30};
+    course::ArgSpec spec{"unroll_warp_demo", "sum random ints, floats and bytes with every chapter 04 kernel",
+                         std::size_t{1} << 24, std::size_t{1} << 30};
+    spec.kernels = course::names_of(progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -67,12 +69,17 @@ int main(int argc, char** argv)
         course::DeviceBuffer<int> d_in(args.n);
         d_in.copy_from_host(data);
         course::DeviceBuffer<long long> total(1);
-        for (const IntVariant& v : progression) {
-            const auto t = course::time_gpu([&] { v.reduce(d_in.data(), args.n, total.data(), args.block); }, gpu_runs);
+        ReduceWorkspace workspace;
+        for (const course::Step<IntReduce>& step : progression) {
+            if (!args.wants(step.name)) continue;
+            total.fill_bytes(0xA5);  // a kernel that never writes the total must not show the previous one's
+            const auto t = course::time_gpu(
+                [&] { step.launch(d_in.data(), total.data(), args.n, args.block, &workspace, 0); }, gpu_runs);
             const long long got = total.to_host()[0];
-            table.add(v.name, std::to_string(got), got == expected, t.median_ms, bytes);
+            table.add(step.name, std::to_string(got), got == expected, t.median_ms, bytes);
         }
         table.print(std::cout);
+        if (!args.wants("reduce_vectorized")) return table.all_correct() ? 0 : 1;
 
         // Floats: the same kernel, float4 loads, two accumulators.
         const auto floats = course::random_floats(args.n, args.seed);
@@ -89,10 +96,10 @@ int main(int argc, char** argv)
         std::cout << "  CPU, float accumulator, index order " << forward << ", reverse order " << backward << '\n';
         course::DeviceBuffer<float> d_floats(args.n);
         d_floats.copy_from_host(floats);
-        print_distinct_results<float>("float accumulation", d_floats, args.n, args.block, 9);
-        print_distinct_results<double>("double accumulation", d_floats, args.n, args.block, 17);
+        print_distinct_results<float>("float accumulation", d_floats, args.n, args.block, workspace, 9);
+        print_distinct_results<double>("double accumulation", d_floats, args.n, args.block, workspace, 17);
         course::DeviceBuffer<double> double_total(1);
-        reduce_vectorized_float(d_floats.data(), args.n, double_total.data(), args.block);
+        reduce_vectorized_float(d_floats.data(), double_total.data(), args.n, args.block, workspace);
         const double error = std::fabs(double_total.to_host()[0] - reference);
         std::cout.precision(3);
         std::cout << "  double accumulation: |error| = " << error << ", bound 2 n 2^-53 sum|x| = " << tolerance
@@ -105,7 +112,8 @@ int main(int argc, char** argv)
         const long long byte_expected = course::sum_reference(byte_data.data(), args.n);
         course::DeviceBuffer<std::uint8_t> d_bytes(args.n);
         d_bytes.copy_from_host(byte_data);
-        reduce_vectorized_bytes(d_bytes.data(), args.n, total.data(), args.block);
+        total.fill_bytes(0xA5);
+        reduce_vectorized_bytes(d_bytes.data(), total.data(), args.n, args.block, workspace);
         const long long byte_got = total.to_host()[0];
         std::cout << "Bytes: " << args.n << " random bytes, reduce_vectorized_bytes " << byte_got << ", expected "
                   << byte_expected << (byte_got == byte_expected ? " (correct)" : " (WRONG)") << '\n';

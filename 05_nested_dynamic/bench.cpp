@@ -1,8 +1,11 @@
-// Chapter 05 benchmark: what device-side launches cost. Both nested reductions, the flat one and CUB on one
-// input (2^26 ints by default: the seed variant makes about a million device launches there), each verified
-// before it is timed; then the progression table (also as CSV with --csv) and the cost per device launch.
+// Chapter 05 benchmark: what device-side launches cost.
+//  1. The progression on one input (2^26 ints by default: nested_reduce makes about a million device-side
+//     launches there) against CUB, each verified before it is timed; also as CSV with --csv PATH.
+//  2. The cost of one device-side launch as a curve over n: nested_reduce and flat_reduce at n = 2^16, 2^17,
+//     ..., --n, and (nested - flat) / device launches. It is not a constant: it grows with the launches in
+//     flight. With --csv PATH the curve goes to PATH with "-sweep" before ".csv".
 //   meson test -C build --benchmark --suite 05_nested_dynamic
-#include "nested.hpp"
+#include "nested_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -12,68 +15,81 @@
 #include "course/device_buffer.hpp"
 #include "course/reference.hpp"
 #include "course/report.hpp"
+#include "course/sweep.hpp"
 #include "course/timer.hpp"
 
-#include <functional>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
-struct LaunchCost {
-    std::string kernel;
-    std::uint64_t device_launches;
-    double median_ms;
-};
-
-// Runs `once` (enqueue + wait + compare), and only if its result is right times `enqueue`.
-std::optional<course::Timing> verified_timing(const std::string& name, const std::function<bool()>& once,
-                                              const std::function<void()>& enqueue, int runs)
+// One verified run of a step: "" when *d_total is the expected sum and the tree finished, else what is wrong.
+// `launches` gets the tree's device-side launch count.
+std::string verify(const course::Step<NestedLauncher>& step, const NestedWorkspace& workspace,
+                   const course::DeviceBuffer<long long>& d_total, std::int64_t expected, std::uint64_t& launches)
 {
-    bool right = false;
     try {
-        right = once();
+        launches = makes_device_launches(step) ? workspace.check() : 0;
     } catch (const NestedLaunchError& e) {
-        std::cout << name << ": no sum (" << e.what() << "), not timed\n";
-        return std::nullopt;
+        return std::string("no sum (") + e.what() + ")";
     }
-    if (!right) {
-        std::cout << name << ": WRONG SUM, not timed\n";
-        return std::nullopt;
-    }
-    return course::time_gpu(enqueue, runs);
+    const long long got = d_total.to_host()[0];
+    if (got == expected) return "";
+    return "returned " + std::to_string(got) + ", expected " + std::to_string(expected);
 }
 
-void print_launch_costs(const std::vector<LaunchCost>& rows, double flat_ms)
-{
-    std::cout << "### What the device-side launches cost\n\n"
-              << "| kernel | device launches | median ms | ms more than flat_reduce | us per device launch |\n"
-              << "|---|---:|---:|---:|---:|\n"
-              << std::fixed;
-    for (const auto& r : rows) {
-        const double extra_ms = r.median_ms - flat_ms;
-        std::cout << "| " << r.kernel << " | " << r.device_launches << " | " << std::setprecision(3) << r.median_ms
-                  << " | " << extra_ms << " | ";
-        if (r.device_launches > 0)
-            std::cout << std::setprecision(3) << 1000.0 * extra_ms / static_cast<double>(r.device_launches);
-        else
-            std::cout << "-";
-        std::cout << " |\n";
+struct LaunchCost {
+    std::size_t n;
+    std::uint64_t device_launches;
+    course::Timing nested, flat;
+    double us_per_launch() const
+    {
+        return 1000.0 * (nested.median_ms - flat.median_ms) / static_cast<double>(device_launches);
     }
-    std::cout << '\n' << course::measurement_stamp() << "\n\n";
+};
+
+void print_launch_costs(std::ostream& out, const std::vector<LaunchCost>& rows, const std::string& conditions)
+{
+    out << "### What one device-side launch costs, by n (nested_reduce against flat_reduce)\n\n"
+        << "| n | device launches | nested_reduce ms | flat_reduce ms | us per device launch | runs |\n"
+        << "|---:|---:|---:|---:|---:|---:|\n";
+    for (const LaunchCost& r : rows)
+        out << "| 2^" << __builtin_ctzll(r.n) << " | " << r.device_launches << " | " << course::fixed(r.nested.median_ms, 3)
+            << " | " << course::fixed(r.flat.median_ms, 3) << " | " << course::fixed(r.us_per_launch(), 2) << " | " << r.nested.runs
+            << " |\n";
+    out << "\nus per device launch = (nested_reduce ms - flat_reduce ms) * 1000 / device launches, from the medians\n"
+        << conditions << "\n\n";
+}
+
+void write_launch_costs_csv(const std::string& path, const std::vector<LaunchCost>& rows, const std::string& conditions)
+{
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    std::string quoted = conditions;
+    for (char& c : quoted)
+        if (c == '"') c = '\'';
+    f << "n,device_launches,nested_reduce_ms,flat_reduce_ms,us_per_device_launch,runs,conditions\n";
+    for (const LaunchCost& r : rows)
+        f << r.n << ',' << r.device_launches << ',' << r.nested.median_ms << ',' << r.flat.median_ms << ','
+          << r.us_per_launch() << ',' << r.nested.runs << ",\"" << quoted << "\"\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"nested_dynamic_bench", "nested reductions (device-side launches) vs a flat reduction vs CUB",
+    course::ArgSpec spec{"nested_bench", "nested reductions (device-side launches) vs a flat reduction vs CUB",
                          std::size_t{1} << 26, std::size_t{1} << 28};
     spec.uses_block = false;
     spec.benchmark = true;
+    spec.kernels = course::names_of(nested_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -84,65 +100,89 @@ int main(int argc, char** argv)
         const std::int64_t expected = course::sum_reference(data.data(), n);
         course::DeviceBuffer<int> d_in(n);
         d_in.copy_from_host(data);
+        course::DeviceBuffer<long long> d_total(1);
+        NestedWorkspace workspace(n);
         const double bytes = static_cast<double>(n * sizeof(int));
 
+        // ---- 1. the progression at n
         course::BenchTable table("05_nested_dynamic: nested reductions vs a flat one", n, copy_gbps);
-        std::vector<LaunchCost> costs;
+        std::map<std::string, std::pair<course::Timing, std::uint64_t>> timed;  // name -> timing, launches
         bool all_verified = true;
-
-        NestedReduction reduction(n);
-        for (const auto variant : {NestedVariant::seed, NestedVariant::strided}) {
-            const std::string name = to_string(variant);
+        for (const auto& step : nested_progression) {
+            if (!args.wants(step.name)) continue;
             const std::size_t free_before = course::free_device_memory();
-            NestedResult first{};
-            const auto once = [&] {
-                reduction.enqueue(variant, d_in.data(), n);  // the first run raises the pending-launch limit
-                first = reduction.wait();
-                return first.sum == expected;
-            };
-            const auto timing = verified_timing(name, once, [&] { reduction.enqueue(variant, d_in.data(), n); }, args.runs);
+            std::uint64_t launches = 0;
+            // The first (verified) run raises the pending-launch limit; the timed runs find it raised.
+            const auto timing = course::time_gpu_verified(
+                step.name, [&] { step.launch(d_in.data(), d_total.data(), n, workspace, nullptr); },
+                [&] { return verify(step, workspace, d_total, expected, launches); }, args.runs);
             if (!timing) {
                 all_verified = false;
                 continue;
             }
-            const NestedResult last = reduction.wait();  // the last timed run must be right too
-            if (last.sum != expected) throw std::runtime_error(name + ": a timed run returned a wrong sum");
-            const std::size_t free_after = course::free_device_memory();
-            std::cout << name << ": " << first.device_launches << " device launches; pending-launch limit "
-                      << pending_launches_needed(variant, n) << " (device memory it took: "
-                      << (free_before > free_after ? (free_before - free_after) >> 20 : 0) << " MiB)\n";
-            table.add(name, *timing, bytes);
-            costs.push_back({name, first.device_launches, timing->median_ms});
-        }
-
-        course::DeviceBuffer<long long> total(1);
-        const auto flat = verified_timing(
-            "flat_reduce", [&] { return flat_reduce(d_in.data(), n) == expected; },
-            [&] { enqueue_flat_reduce(d_in.data(), n, total.data()); }, args.runs);
-        if (flat) {
-            table.add("flat_reduce", *flat, bytes);
-            costs.push_back({"flat_reduce", 0, flat->median_ms});
-        } else {
-            all_verified = false;
+            std::uint64_t last_launches = 0;
+            if (const std::string wrong = verify(step, workspace, d_total, expected, last_launches); !wrong.empty())
+                throw std::runtime_error(std::string(step.name) + ": the last timed run " + wrong);
+            if (makes_device_launches(step)) {
+                std::size_t limit = 0;
+                CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
+                const std::size_t free_after = course::free_device_memory();
+                std::cout << step.name << ": " << launches << " device launches; pending-launch limit now " << limit
+                          << " (device memory its first run took: "
+                          << (free_before > free_after ? (free_before - free_after) >> 20 : 0) << " MiB)\n";
+            }
+            table.add(step.name, *timing, bytes);
+            timed[step.name] = {*timing, launches};
         }
 
         course::cub_ref::Sum cub_sum(n);
-        const auto cub = verified_timing(
-            "CUB DeviceReduce::Sum",
-            [&] {
-                cub_sum(d_in.data(), total.data(), n);
-                long long got = 0;
-                total.copy_to_host(&got, 1);
-                return got == expected;
-            },
-            [&] { cub_sum(d_in.data(), total.data(), n); }, args.runs);
+        std::uint64_t no_launches = 0;
+        const auto cub = course::time_gpu_verified(
+            "CUB DeviceReduce::Sum", [&] { cub_sum(d_in.data(), d_total.data(), n); },
+            [&] { return verify(nested_step("given"), workspace, d_total, expected, no_launches); }, args.runs);
         if (cub) table.set_reference("CUB DeviceReduce::Sum", *cub, bytes);
         else all_verified = false;
 
         std::cout << '\n';
         table.print(std::cout);
         if (!args.csv.empty()) table.write_csv(args.csv);
-        if (flat) print_launch_costs(costs, flat->median_ms);
+
+        // ---- 2. the cost of one device-side launch, by n
+        if (!args.wants("nested_reduce")) return all_verified ? 0 : 1;
+        const course::Conditions start = course::read_conditions();
+        const int sweep_runs = 5;
+        std::vector<LaunchCost> costs;
+        for (std::size_t size = std::size_t{1} << 16; size <= n; size *= 2) {
+            LaunchCost row{size, 0, {}, {}};
+            if (size == n && timed.count("nested_reduce") && timed.count("flat_reduce")) {
+                row.nested = timed["nested_reduce"].first;  // timed above, with more runs
+                row.device_launches = timed["nested_reduce"].second;
+                row.flat = timed["flat_reduce"].first;
+            } else {
+                const std::int64_t expected_here = course::sum_reference(data.data(), size);
+                std::uint64_t launches = 0;
+                const auto nested = course::time_gpu_verified(
+                    "nested_reduce n=" + std::to_string(size),
+                    [&] { nested_reduce(d_in.data(), d_total.data(), size, workspace); },
+                    [&] { return verify(nested_step("05.1"), workspace, d_total, expected_here, launches); },
+                    sweep_runs);
+                const auto flat = course::time_gpu_verified(
+                    "flat_reduce n=" + std::to_string(size), [&] { flat_reduce(d_in.data(), d_total.data(), size); },
+                    [&] { return verify(nested_step("given"), workspace, d_total, expected_here, no_launches); },
+                    sweep_runs);
+                if (!nested || !flat) {
+                    all_verified = false;
+                    continue;
+                }
+                row.nested = *nested;
+                row.flat = *flat;
+                row.device_launches = launches;
+            }
+            if (row.device_launches > 0) costs.push_back(row);
+        }
+        const std::string conditions = course::describe_conditions(start, course::read_conditions());
+        print_launch_costs(std::cout, costs, conditions);
+        if (!args.csv.empty()) write_launch_costs_csv(course::sweep_csv_path(args.csv), costs, conditions);
         return all_verified ? 0 : 1;
     });
 }

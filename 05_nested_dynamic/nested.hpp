@@ -1,12 +1,19 @@
-// Chapter 05: the seed's nested (recursive) reduction, rebuilt for dynamic parallelism on CUDA 12+ (CDP2),
-// and a flat one-pass reduction to measure it against. Host API only: checks, demo and bench are plain C++.
+// Chapter 05: the seed's nested (recursive) reduction rebuilt for dynamic parallelism on CUDA 12+ (CDP2), and a
+// flat one-pass reduction to measure it against. The host API: checks, demo and bench are plain C++.
 //
-// The kernels are in <variant>/nested.cu (yours: TODO(05.1)-(05.3)); the host side that allocates the
-// buffers, raises the pending-launch limit, launches the top-level grid and reads the result back is given in
-// nested_host.cu, the flat reduction in flat_reduce.cu.
+// The launchers follow the course's contract (CONTRIBUTING.md) without a `block` argument: the kernels fix
+// their block size. They check their arguments, enqueue the top-level grid on `stream` and return; every
+// other grid of the launch tree is launched by the GPU itself. The tree's state (level buffer, partial sums,
+// status) lives in a NestedWorkspace the caller owns: two reductions that run at the same time need two.
+//
+// The student's functions (the bodies of the tree's grids, Tasks 05.1-05.3) are in <variant>/nested_student.cu;
+// the launchers, the workspace, the pending-launch limit, the kernels and the final kernel are given in
+// nested_launch.cu, the flat reduction in flat_reduce.cu.
 #pragma once
 
 #include "course/device_buffer.hpp"
+
+#include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -17,81 +24,78 @@
 // by a chain of device-side launches (ceil(log2 512) = 9 levels), so the recursion depth never exceeds 9.
 constexpr unsigned nested_segment = 512;
 
-enum class NestedVariant {
-    seed,     // TODO(05.1): every segment's own chain of one-block grids (the seed's nestedReduce)
-    strided,  // TODO(05.2): one grid per level for all segments, launched by one thread (the book's nestedReduce2)
-};
-const char* to_string(NestedVariant variant);  // "nested_reduce", "nested_reduce_strided"
-
-// What the kernels leave in global memory; the host copies it back after the whole launch tree has finished.
-// The counters come first: each run zeroes them, and leaves `result` as it was (poisoned by the checks).
+// What the grids of a launch tree leave in global memory for the host. Each run zeroes all of it.
 struct NestedStatus {
-    int error;                     // cudaError_t of the first device-side launch that failed, 0 if none
-    int finished;                  // 1 once the final kernel (sum of the segments' partial sums) ran
-    unsigned long long launches;   // device-side launches that succeeded (counted by TODO(05.3))
-    long long result;              // the sum, written by the final kernel
-};
-
-struct NestedResult {
-    std::int64_t sum;
-    std::uint64_t device_launches;
+    int error;                    // cudaError_t of the first device-side launch that failed, 0 if none
+    int finished;                 // 1 once the final kernel (sum of the segments' partial sums) has run
+    unsigned long long launches;  // device-side launches that succeeded (counted by Task 05.3)
 };
 
 // A nested reduction that produced no trustworthy sum: a device-side launch failed (device_error() says
 // which error), or the launch tree ended without running the final kernel (device_error() == cudaSuccess).
+// device_launches(): how many device-side launches of the tree succeeded all the same.
 class NestedLaunchError : public std::runtime_error {
 public:
-    NestedLaunchError(cudaError_t device_error, const std::string& message)
-        : std::runtime_error(message), device_error_(device_error) {}
+    NestedLaunchError(cudaError_t device_error, const std::string& message, std::uint64_t device_launches)
+        : std::runtime_error(message), device_error_(device_error), device_launches_(device_launches) {}
     cudaError_t device_error() const noexcept { return device_error_; }
+    std::uint64_t device_launches() const noexcept { return device_launches_; }
 
 private:
     cudaError_t device_error_;
+    std::uint64_t device_launches_;
 };
 
-// One nested reduction's global-memory state (level buffer, partial sums, status) for inputs of up to
-// max_n ints, allocated once so that a benchmark times the kernels and not cudaMalloc.
-class NestedReduction {
+// The device memory of one nested reduction for inputs of up to max_n ints: the level buffer (nested_segment / 2
+// 64-bit values per segment, 4 bytes per input element), one partial sum per segment, and the status.
+// Allocated once and reused, so that a benchmark times the kernels and not cudaMalloc.
+class NestedWorkspace {
 public:
-    explicit NestedReduction(std::size_t max_n);
+    explicit NestedWorkspace(std::size_t max_n);
 
-    // Launches the top-level grid on the default stream and returns without waiting. Raises the device
-    // runtime's pending-launch limit first when the variant needs more than the 2048 it has by default.
-    // Throws std::invalid_argument for n > max_n, or a null d_in with n > 0. n = 0 launches nothing.
-    void enqueue(NestedVariant variant, const int* d_in, std::size_t n);
+    std::size_t max_n() const { return max_n_; }
 
-    // Waits for the whole launch tree and returns the sum and the number of device-side launches.
-    // Throws NestedLaunchError instead of returning a sum it cannot vouch for.
-    NestedResult wait();
+    // After synchronizing the stream of the last reduction made with this workspace: the number of device-side
+    // launches it made. Throws NestedLaunchError when one of them failed or the tree ended without its final
+    // kernel (then *d_total is not a sum), std::logic_error when no reduction was launched with it yet.
+    std::uint64_t check() const;
 
-    // Checks: fill the level buffer, the partial sums and the result with `byte`.
+    // Checks: fill the level buffer and the partial sums with `byte` (synchronous).
     void poison(unsigned char byte);
 
-    // Checks: while on, every device-side launch asks for 2048 threads per block (the limit is 1024) and so
-    // fails the way a real launch can; the result must then be a NestedLaunchError, never a sum.
+    // Checks: while on, every device-side launch asks for 2048 threads per block (the limit is 1024), so it
+    // fails the way a real launch can; check() must then throw, never vouch for a sum.
     void force_launch_failure(bool on) { fail_launches_ = on; }
 
+    // Checks: while on, every warp but the first of each block of every grid waits about 200 us before it
+    // starts its part of the grid, so a grid that starts before the writes it reads are done reads them
+    // missing (a lost barrier, a fire-and-forget launch where a tail launch was needed).
+    void widen_race_windows(bool on) { widen_races_ = on; }
+
 private:
-    void launch(NestedVariant variant, const int* d_in, std::size_t n, unsigned blocks);
+    friend struct NestedLaunch;  // nested_launch.cu: the launchers fill and read the buffers
+    enum class Launched { nothing, empty, tree };
 
     std::size_t max_n_;
-    course::DeviceBuffer<long long> work_;      // the level buffer: nested_segment / 2 values per segment
-    course::DeviceBuffer<long long> partials_;  // one sum per segment
+    course::DeviceBuffer<long long> work_;
+    course::DeviceBuffer<long long> partials_;
     course::DeviceBuffer<NestedStatus> status_;
-    std::size_t enqueued_n_ = 0;
-    bool enqueued_ = false;
+    Launched launched_ = Launched::nothing;
     bool fail_launches_ = false;
+    bool widen_races_ = false;
 };
 
-// The pending-launch slots `variant` needs for n elements (at least the default 2048): a launch holds its
-// slot from the moment it is made until the grid has finished, so the bound is every launch of the tree.
-std::size_t pending_launches_needed(NestedVariant variant, std::size_t n);
+// Task 05.1: the seed's structure - one chain of one-block grids per segment, n/64 device-side launches.
+// *d_total = the sum of d_in[0..n) once `stream` has finished; then workspace.check(). Throws
+// std::invalid_argument for a null pointer (d_in may be null when n = 0) or n > workspace.max_n().
+void nested_reduce(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
+                   cudaStream_t stream = 0);
 
-// One-call forms (allocate, launch, wait, free): the demo and quick experiments.
-std::int64_t nested_reduce(const int* d_in, std::size_t n);          // TODO(05.1)
-std::int64_t nested_reduce_strided(const int* d_in, std::size_t n);  // TODO(05.2)
+// Task 05.2: the book's nestedReduce2 - one grid per level for all segments, 9 device-side launches for any n.
+// Same contract as nested_reduce.
+void nested_reduce_strided(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
+                           cudaStream_t stream = 0);
 
-// Given: the flat one-pass reduction (grid-stride loop, warp shuffles, one atomicAdd per block; no device
-// launches). enqueue_flat_reduce() zeroes *d_total and launches without waiting.
-void enqueue_flat_reduce(const int* d_in, std::size_t n, long long* d_total);
-std::int64_t flat_reduce(const int* d_in, std::size_t n);
+// Given: the flat one-pass reduction (grid-stride loop, warp shuffles, one atomic per block; no device-side
+// launches). Zeroes *d_total and adds into it, asynchronously on `stream`.
+void flat_reduce(const int* d_in, long long* d_total, std::size_t n, cudaStream_t stream = 0);

@@ -1,7 +1,9 @@
-// Chapter 07 demo: every scan of the chapter on one random input, checked against the CPU and timed.
-//   build/07_scan/scan_demo --n 2^24 --block 256 --seed 1
+// Chapter 07 demo: the chapter's scans (scan_progression.hpp) on one random input, checked against the CPU and
+// timed. --kernel NAME (repeatable) runs only those; --list prints the names.
+//   build/subprojects/07_scan/bin/scan_demo --n 2^24 --block 256 --seed 1
 // The single-block scans can only take one block's worth: they scan the first block (or 2 * block) items.
 #include "scan.hpp"
+#include "scan_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -32,6 +34,7 @@ int main(int argc, char** argv)
 {
     course::ArgSpec spec{"scan_demo", "prefix sums of random ints: the CPU reference and every GPU scan of chapter 07",
                          std::size_t{1} << 24, std::size_t{1} << 30};
+    spec.kernels = scan_kernel_names();
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -57,50 +60,52 @@ int main(int argc, char** argv)
             scan(m);
             std::vector<int> got(m);
             d_out.copy_to_host(got.data(), m);
+            scratch.check(name);
             const auto& expected = kind == ScanKind::inclusive ? inclusive : exclusive;
             const bool correct = !course::first_mismatch(expected.data(), got.data(), m);
             const course::Timing t = course::time_gpu([&] { scan(m); }, 5, 1);
             table.add(name, last_value(got), correct, t.median_ms, 8.0 * m);
         };
-        const auto first = [](const char* name, std::size_t m) {
-            return std::string(name) + " (first " + std::to_string(m) + ")";
-        };
         const auto in = d_in.data();
         const auto out = d_out.data();
         const ScanKind inc = ScanKind::inclusive;
 
-        const std::size_t hs_n = std::min(n, hillis_steele_max_n(block));
-        gpu_row(first("scan_hillis_steele", hs_n), hs_n, inc,
-                [&](std::size_t m) { scan_hillis_steele(in, out, m, block, inc); });
-        const std::size_t blelloch_n = std::min(n, blelloch_max_n(block));
-        gpu_row(first("scan_blelloch", blelloch_n), blelloch_n, inc,
-                [&](std::size_t m) { scan_blelloch(in, out, m, block, inc); });
-        gpu_row("scan_multiblock", n, inc, [&](std::size_t m) { scan_multiblock(in, out, m, block, inc, scratch); });
-        gpu_row("scan_warp_shuffle", n, inc,
-                [&](std::size_t m) { scan_warp_shuffle(in, out, m, block, inc, scratch); });
-        gpu_row("scan_single_pass", n, inc, [&](std::size_t m) { scan_single_pass(in, out, m, block, inc, scratch); });
-        gpu_row("scan_single_pass, exclusive", n, ScanKind::exclusive,
-                [&](std::size_t m) { scan_single_pass(in, out, m, block, ScanKind::exclusive, scratch); });
-
-        // The float variant on floats in [-1, 1), within the error bound of README "Floats".
-        const auto floats = course::random_floats(n, args.seed);
-        std::vector<double> float_reference(n);
-        course::inclusive_scan_reference(floats.data(), float_reference.data(), n);
-        course::DeviceBuffer<float> d_floats(n), d_float_out(n);
-        d_floats.copy_from_host(floats);
-        const auto float_scan = [&] {
-            scan_single_pass(d_floats.data(), d_float_out.data(), n, block, inc, scratch);
-        };
-        float_scan();
-        const std::vector<float> got = d_float_out.to_host();
-        bool within = true;
-        double abs_prefix = 0;
-        for (std::size_t i = 0; i < n && within; ++i) {
-            abs_prefix += std::fabs(static_cast<double>(floats[i]));
-            within = std::fabs(static_cast<double>(got[i]) - float_reference[i]) <= float_scan_tolerance(i + 1, abs_prefix);
+        for (const auto& step : single_block_scans) {
+            if (!args.wants(step.name)) continue;
+            const std::size_t m = std::min(n, single_block_max_n(step, block));
+            gpu_row(std::string(step.name) + " (first " + std::to_string(m) + ")", m, inc,
+                    [&](std::size_t k) { step.launch(in, out, inc, k, block, nullptr); });
         }
-        const course::Timing t = course::time_gpu(float_scan, 5, 1);
-        table.add("scan_single_pass<float>", last_value(got), within, t.median_ms, 8.0 * n);
+        for (const auto& step : multi_tile_scans) {
+            if (!args.wants(step.name)) continue;
+            gpu_row(step.name, n, inc, [&](std::size_t k) { step.launch(in, out, inc, k, block, scratch, nullptr); });
+        }
+        if (args.wants("scan_single_pass")) {
+            gpu_row("scan_single_pass, exclusive", n, ScanKind::exclusive,
+                    [&](std::size_t k) { scan_single_pass(in, out, ScanKind::exclusive, k, block, scratch); });
+
+            // The float variant on floats in [-1, 1), within the error bound of README "Floats".
+            const auto floats = course::random_floats(n, args.seed);
+            std::vector<double> float_reference(n);
+            course::inclusive_scan_reference(floats.data(), float_reference.data(), n);
+            course::DeviceBuffer<float> d_floats(n), d_float_out(n);
+            d_floats.copy_from_host(floats);
+            const auto float_scan = [&] {
+                scan_single_pass(d_floats.data(), d_float_out.data(), inc, n, block, scratch);
+            };
+            float_scan();
+            const std::vector<float> got = d_float_out.to_host();
+            scratch.check("scan_single_pass<float>");
+            bool within = true;
+            double abs_prefix = 0;
+            for (std::size_t i = 0; i < n && within; ++i) {
+                abs_prefix += std::fabs(static_cast<double>(floats[i]));
+                within = std::fabs(static_cast<double>(got[i]) - float_reference[i]) <=
+                         float_scan_tolerance(i + 1, abs_prefix);
+            }
+            const course::Timing t = course::time_gpu(float_scan, 5, 1);
+            table.add("scan_single_pass<float>", last_value(got), within, t.median_ms, 8.0 * n);
+        }
 
         table.print(std::cout);
         return table.all_correct() ? 0 : 1;

@@ -1,10 +1,16 @@
 // Chapter 07: prefix sums (scans) on the GPU, from one block to a single-pass scan near CUB's speed.
-// Implemented by scan_launch.cu, which launches the kernels of starter/scan_kernels.cuh (yours) or
-// solution/scan_kernels.cuh (the reference; -Dvariant picks).
+// Implemented by scan_launch.cu, which launches the kernels of starter/scan_student.cuh (yours) or
+// solution/scan_student.cuh (the reference; -Dvariant picks).
 //
-// Every launcher takes device pointers and returns without synchronizing (the work is queued on the default
-// stream). n = 0 is valid and launches nothing. Blocks must be a power of two in [32, 1024]; anything else,
-// or an n beyond what a kernel supports, throws std::invalid_argument.
+// The launchers follow the course's contract (CONTRIBUTING.md): the input, the output, then what to compute,
+// n, block, the ScanScratch where the scan needs one, and the stream. Every launch and memset goes on `stream`;
+// a launcher returns without synchronizing. n = 0 is valid and launches nothing. Blocks must be a power of two
+// in [32, 1024]; anything else, a null pointer with n > 0, or an n beyond what a kernel supports throws
+// std::invalid_argument naming the launcher.
+//
+// What to compute, ScanKind, is the one argument the contract does not name. It comes right after the output,
+// where CUB's DeviceScan::InclusiveScan(d_in, d_out, scan_op, num_items) puts its operator: it says what the
+// data becomes, and n, block, the scratch and the stream stay in the contract's order after it.
 //
 // int32 semantics: results wrap modulo 2^32 exactly like course::inclusive_scan_reference. The kernels add in
 // `unsigned` arithmetic (int and unsigned have the same bits, and unsigned overflow is defined in C++ while
@@ -12,9 +18,14 @@
 #pragma once
 
 #include "course/device_buffer.hpp"
+#include "course/launch.hpp"
+
+#include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstddef>
+#include <string>
+#include <vector>
 
 enum class ScanKind {
     inclusive,  // out[i] = in[0] + ... + in[i]
@@ -27,27 +38,44 @@ inline const char* to_string(ScanKind kind) { return kind == ScanKind::inclusive
 // every load and store is one 16-byte vector access. A tile (one block's share) is block * 24 items.
 constexpr int scan_items_per_thread = 24;
 
-// Device scratch of the multi-block scans, allocated once for every call up to max_n elements (the seed
+// A tile's status word in scan_single_pass (Task 07.5): the flag in the high 32 bits, the value's bits in the
+// low 32. One aligned 64-bit access moves both at once, so a reader never sees a flag with a stale value.
+struct TileStatus {
+    static constexpr unsigned long long invalid = 0;             // X: nothing published yet (the memset value)
+    static constexpr unsigned long long aggregate = 1ull << 32;  // A: the tile's own total
+    static constexpr unsigned long long prefix = 2ull << 32;     // P: the total of this tile and all before it
+    COURSE_HOST_DEVICE static constexpr unsigned long long flag(unsigned long long word)
+    {
+        return word & ~0xffffffffull;
+    }
+};
+
+// Device scratch of the multi-tile scans, allocated once for every call up to max_n elements (the seed
 // called cudaMalloc/cudaFree inside its recursion, which synchronizes the device on every level):
 //   - block sums of every recursion level, sized for the smallest tile any launcher uses (64 items:
 //     scan_multiblock at block 32), which needs the most;
-//   - for scan_single_pass: word 0 is the tile-ticket counter, words 1.. one status word per tile.
-// One call at a time: two scans in flight must not share a ScanScratch.
+//   - for scan_single_pass: word 0 is the tile-ticket counter, words 1.. one status word per tile, and the
+//     record of a look-back that waited too long (see check()).
+// One call at a time: two scans in flight (two streams, two threads) need two ScanScratch objects.
 class ScanScratch {
 public:
     static constexpr std::size_t smallest_tile = 64;
     static constexpr std::size_t smallest_single_pass_tile = 32 * scan_items_per_thread;
 
-    explicit ScanScratch(std::size_t max_n)
-        : max_n_(max_n),
-          block_sums_(block_sum_slots(max_n, smallest_tile)),
-          tile_status_(1 + (max_n + smallest_single_pass_tile - 1) / smallest_single_pass_tile)
-    {
-    }
+    explicit ScanScratch(std::size_t max_n);
 
     std::size_t max_n() const { return max_n_; }
     unsigned* block_sums() { return block_sums_.data(); }
     unsigned long long* tile_status() { return tile_status_.data(); }
+    // 0, or (waiting tile << 32) | awaited tile of the first look-back wait that gave up (scan_single_pass).
+    unsigned long long* look_back_timeout() { return look_back_timeout_.data(); }
+
+    // scan_single_pass fails fast instead of hanging: a look-back that waits more than a second for a tile
+    // that never publishes gives up, and the kernel ends with a wrong result and this record. Call check()
+    // after synchronizing the scan's stream: it throws std::runtime_error("<caller>: tile k waited on tile j
+    // for more than 1 s ...") if a launch since the last check() gave up, and clears the record. It reads 8
+    // bytes with cudaMemcpy (the legacy default stream).
+    void check(const std::string& caller);
 
     // Block sums that all levels of a recursive scan of n items in tiles of `tile` items need: level 1 has
     // ceil(n / tile) sums, level 2 the sums of those, ... until one tile holds a whole level.
@@ -55,7 +83,7 @@ public:
     {
         std::size_t slots = 0;
         while (n > tile) {
-            n = (n + tile - 1) / tile;
+            n = course::ceil_div(n, tile);
             slots += n;
         }
         return slots;
@@ -65,34 +93,41 @@ private:
     std::size_t max_n_;
     course::DeviceBuffer<unsigned> block_sums_;
     course::DeviceBuffer<unsigned long long> tile_status_;
+    course::DeviceBuffer<unsigned long long> look_back_timeout_;
 };
 
 // Largest n the single-block kernels accept (one block, no recursion).
 inline std::size_t hillis_steele_max_n(int block) { return block > 0 ? static_cast<std::size_t>(block) : 0; }
 inline std::size_t blelloch_max_n(int block) { return block > 0 ? 2 * static_cast<std::size_t>(block) : 0; }
 
-// TODO(07.1): one block, one item per thread, n <= block. Hillis-Steele: log2(block) steps, O(n log n) adds,
+// Task 07.1: one block, one item per thread, n <= block. Hillis-Steele: log2(block) steps, O(n log n) adds,
 // double-buffered shared memory.
-void scan_hillis_steele(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind);
+void scan_hillis_steele(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block,
+                        cudaStream_t stream = 0);
 
-// TODO(07.2): one block, two items per thread, n <= 2 * block. Blelloch: up-sweep, clear, down-sweep, O(n)
+// Task 07.2: one block, two items per thread, n <= 2 * block. Blelloch: up-sweep, clear, down-sweep, O(n)
 // adds, shared-memory indices padded against bank conflicts.
-void scan_blelloch(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind);
+void scan_blelloch(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream = 0);
 
-// TODO(07.3): any n. The seed's scheme, fixed: Blelloch-scan tiles of 2 * block items and record each tile's
-// total, scan the totals recursively, add them back. Reads and writes the data twice (4n element moves).
-void scan_multiblock(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch);
+// Task 07.3: any n. The seed's recursive block-sums scheme with Blelloch tiles of 2 * block items (the seed's
+// tiles were Hillis-Steele): scan the tiles and record each tile's total, scan the totals recursively, add them
+// back. Reads and writes the data twice (4n element moves).
+void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+                     cudaStream_t stream = 0);
 
-// TODO(07.4): any n. Block scans built from __shfl_up_sync warp scans, 24 items per thread, inside a
+// Task 07.4: any n. Block scans built from __shfl_up_sync warp scans, 24 items per thread, inside a
 // reduce-then-scan recursion: sum each tile, scan the sums recursively, then scan each tile starting from its
 // offset. Reads the data twice and writes it once (3n element moves).
-void scan_warp_shuffle(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch);
+void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+                       cudaStream_t stream = 0);
 
-// TODO(07.5): any n, one kernel: decoupled look-back (Merrill & Garland 2016). Reads and writes once (2n).
-void scan_single_pass(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch);
+// Task 07.5: any n, one kernel: decoupled look-back (Merrill & Garland 2016). Reads and writes once (2n).
+// After synchronizing, scratch.check() reports a look-back that gave up waiting.
+void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+                      cudaStream_t stream = 0);
 // The same kernel for float (float additions: the result depends on the order, see float_scan_tolerance).
-void scan_single_pass(const float* d_in, float* d_out, std::size_t n, int block, ScanKind kind,
-                      ScanScratch& scratch);
+void scan_single_pass(const float* d_in, float* d_out, ScanKind kind, std::size_t n, int block,
+                      ScanScratch& scratch, cudaStream_t stream = 0);
 
 // Error bound for element i of a float scan, derived in README.md: with n_i = number of inputs summed into it
 // (i + 1 inclusive, i exclusive) and abs_prefix = |in[0]| + ... of those inputs, any order of float additions
@@ -104,3 +139,18 @@ inline double float_scan_tolerance(std::size_t n_i, double abs_prefix)
     const double u = 1.0 / 16777216.0;
     return 2.0 * std::expm1(static_cast<double>(n_i) * u) * abs_prefix;
 }
+
+// For the checks of Task 07.5: decoupled_look_back<unsigned> on statuses the check writes itself. One warp runs
+// it once as tile `tile` (0 < tile < statuses.size()) with `aggregate`, on a device copy of `statuses` (one
+// TileStatus word per tile). With late_tile < tile, a second block waits until the look-back has published
+// something for `tile`, then about 20 us more, and then writes late_word into the late tile's status: an X
+// that turns into A while the look-back polls it. Synchronous.
+struct LookBackProbe {
+    unsigned prefix[32];                  // what each lane returned (all must be the same)
+    unsigned long long published;         // tile's status word afterwards
+    bool late_writer_saw_aggregate;       // with a late tile: the tile published A before it waited
+    unsigned long long timeout_record;    // as ScanScratch::look_back_timeout(): 0 unless a wait gave up
+};
+LookBackProbe probe_decoupled_look_back(const std::vector<unsigned long long>& statuses, std::size_t tile,
+                                        unsigned aggregate, std::size_t late_tile = static_cast<std::size_t>(-1),
+                                        unsigned long long late_word = 0);

@@ -1,10 +1,14 @@
-// Chapter 07 launchers, shared by both variants: the argument checks, the grid sizes, the recursion levels of
-// scan_warp_shuffle and the launches. The kernels (and multiblock_levels, TODO(07.3)) come from
-// <variant>/scan_kernels.cuh (starter/ is yours, solution/ the reference); meson.build puts the -Dvariant folder
-// on the include path.
+// Chapter 07 launchers, shared by both variants: the argument checks, the grid sizes, the launches, and the
+// given kernels that call the student's device functions (reduce_tiles_kernel, single_pass_kernel and the
+// look-back probe of the checks). The student's kernels come from <variant>/scan_student.cuh (starter/ is
+// yours, solution/ the reference); meson.build puts the -Dvariant folder on the include path.
 #include "scan.hpp"
 
+#include "scan_student.cuh"
+
 #include "course/check.hpp"
+#include "course/launch.hpp"
+#include "course/vector_access.cuh"
 
 #include <cstdint>
 #include <stdexcept>
@@ -12,62 +16,133 @@
 
 namespace scan_detail {
 
-// ------------------------------------------------------------------------------------------ launch checks
-void check_block(const char* name, int block)
+// ------------------------------------------------------------------------------------ Task 07.4, given kernels
+// Pass 1 of reduce-then-scan: the total of each tile (same item layout as the scan, so the same fast loads).
+__global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, std::size_t n, unsigned* tile_sums,
+                                                            bool vector_io)
 {
-    if (block < 32 || block > 1024 || (block & (block - 1)) != 0)
-        throw std::invalid_argument(std::string(name) + ": block must be a power of two in [32, 1024], got " +
-                                    std::to_string(block));
+    __shared__ unsigned warp_sums[32];
+    unsigned items[rounds][4];
+    load_items<Access::cached>(in, n, static_cast<std::size_t>(blockIdx.x) * blockDim.x * scan_items_per_thread,
+                               vector_io, items);
+    unsigned sum = 0;
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) sum += items[r][0] + items[r][1] + items[r][2] + items[r][3];
+    sum = warp_sum(sum);
+    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        const unsigned total = warp_sum(threadIdx.x < (blockDim.x >> 5) ? warp_sums[threadIdx.x] : 0u);
+        if (threadIdx.x == 0) tile_sums[blockIdx.x] = total;
+    }
 }
 
-void check_fits(const char* name, std::size_t n, std::size_t limit, const char* why)
+// ------------------------------------------------------------------------------------ Task 07.5, given kernels
+// Over 07.4: one kernel, each item read once and written once (2n, streaming accesses). Tile ids come from an
+// atomic counter in the order blocks start (not blockIdx.x, which the hardware may schedule in any order): a block
+// only ever waits for tiles whose blocks have already started, so every tile it waits for will publish.
+// tile_status[0] is the ticket counter, tile_status[1 + t] tile t's status word.
+template <class T>
+__global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, std::size_t n,
+                                                           unsigned long long* tile_status,
+                                                           unsigned long long* look_back_timeout, ScanKind kind,
+                                                           bool vector_io)
 {
+    __shared__ BlockScanStorage<T> storage;
+    __shared__ unsigned long long ticket;
+    if (threadIdx.x == 0) ticket = atomicAdd(&tile_status[0], 1ull);
+    __syncthreads();
+    const std::size_t tile = ticket;
+    const std::size_t tile_start = tile * blockDim.x * scan_items_per_thread;
+
+    T items[rounds][4];
+    T run_prefix[rounds];
+    load_items<Access::streaming>(in, n, tile_start, vector_io, items);
+    const T aggregate = block_scan_items(items, run_prefix, storage);
+    if (threadIdx.x < 32) {
+        const T prefix = decoupled_look_back(TileStatusArray{tile_status + 1, look_back_timeout}, tile, aggregate);
+        if (threadIdx.x == 0) storage.tile_prefix = prefix;
+    }
+    __syncthreads();
+    store_items<Access::streaming>(out, n, tile_start, vector_io, items, run_prefix, storage.tile_prefix, kind);
+}
+
+// The look-back on statuses written by the checks (probe_decoupled_look_back). Block 0 (one warp) is tile
+// `tile`; block 1, when late_tile >= 0, waits (at most 0.2 s) until tile `tile` has published something,
+// records whether that was its A, waits 20 us more and turns the late tile's X into late_word.
+__global__ void look_back_probe_kernel(TileStatusArray status, std::size_t tile, unsigned aggregate,
+                                       long long late_tile, unsigned long long late_word, unsigned* prefixes,
+                                       int* saw_aggregate)
+{
+    if (blockIdx.x == 0) {
+        prefixes[threadIdx.x] = decoupled_look_back(status, tile, aggregate);
+        return;
+    }
+    if (late_tile < 0 || threadIdx.x != 0) return;
+    const unsigned long long start = global_time_ns();
+    unsigned long long word = load_status(&status.words[tile]);
+    while (TileStatus::flag(word) == TileStatus::invalid && global_time_ns() - start < 200000000ull) {
+        __nanosleep(1000);
+        word = load_status(&status.words[tile]);
+    }
+    *saw_aggregate = TileStatus::flag(word) == TileStatus::aggregate;
+    const unsigned long long seen = global_time_ns();
+    while (global_time_ns() - seen < 20000) __nanosleep(1000);
+    store_status(&status.words[late_tile], late_word);
+}
+
+// ------------------------------------------------------------------------------------------------- helpers
+// 16-byte vector access needs both arrays to start on a 16-byte boundary (tiles are whole vectors from there).
+bool vector_io(const void* in, const void* out)
+{
+    return reinterpret_cast<std::uintptr_t>(in) % course::vector_bytes == 0 &&
+           reinterpret_cast<std::uintptr_t>(out) % course::vector_bytes == 0;
+}
+
+// What every launcher checks first: the block size, n against the kernel's limit, the pointers.
+void check_arguments(const char* launcher, const void* in, const void* out, std::size_t n, int block,
+                     std::size_t limit, const char* why)
+{
+    course::check_block(launcher, block);
     if (n > limit)
-        throw std::invalid_argument(std::string(name) + ": n = " + std::to_string(n) + " is larger than " +
+        throw std::invalid_argument(std::string(launcher) + ": n = " + std::to_string(n) + " is larger than " +
                                     std::to_string(limit) + " (" + why + ")");
+    course::check_pointer(launcher, "d_in", in, n > 0);
+    course::check_pointer(launcher, "d_out", out, n > 0);
 }
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-}  // namespace scan_detail
-
-// The kernels, and multiblock_levels (which calls ceil_div above and launches through CUDA_CHECK_LAUNCH).
-#include "scan_kernels.cuh"
-
-namespace scan_detail {
-
-// -------------------------------------------------------------------------------------------- 07.4 warp shuffle
-void warp_shuffle_levels(const unsigned* in, unsigned* out, std::size_t n, int block, ScanKind kind, unsigned* sums)
+// Task 07.4's recursion: sum the tiles, scan the sums (exclusive, in place, one level down in `sums`), then
+// scan each tile from its offset.
+void warp_shuffle_levels(const unsigned* in, unsigned* out, ScanKind kind, std::size_t n, int block, unsigned* sums,
+                         cudaStream_t stream)
 {
-    const std::size_t tiles = ceil_div(n, static_cast<std::size_t>(block) * scan_items_per_thread);
-    const bool vector_io = aligned16(in) && aligned16(out);
+    const std::size_t tile_items = static_cast<std::size_t>(block) * scan_items_per_thread;
+    const unsigned tiles = course::grid_for("scan_warp_shuffle", n, tile_items);
+    const bool vectors = vector_io(in, out);
     if (tiles == 1) {
-        scan_tiles_kernel<<<1, block>>>(in, out, n, nullptr, kind, vector_io);
+        scan_tiles_kernel<<<1, block, 0, stream>>>(in, out, n, nullptr, kind, vectors);
         CUDA_CHECK_LAUNCH();
         return;
     }
-    const auto grid = static_cast<unsigned>(tiles);
-    reduce_tiles_kernel<<<grid, block>>>(in, n, sums, aligned16(in));
+    reduce_tiles_kernel<<<tiles, block, 0, stream>>>(in, n, sums, vector_io(in, in));
     CUDA_CHECK_LAUNCH();
-    warp_shuffle_levels(sums, sums, tiles, block, ScanKind::exclusive, sums + tiles);
-    scan_tiles_kernel<<<grid, block>>>(in, out, n, sums, kind, vector_io);
+    warp_shuffle_levels(sums, sums, ScanKind::exclusive, tiles, block, sums + tiles, stream);
+    scan_tiles_kernel<<<tiles, block, 0, stream>>>(in, out, n, sums, kind, vectors);
     CUDA_CHECK_LAUNCH();
 }
 
-// ------------------------------------------------------------------------------------------- 07.5 single pass
 template <class T>
-void single_pass(const char* name, const T* in, T* out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::size_t n, int block,
+                 ScanScratch& scratch, cudaStream_t stream)
 {
-    check_block(name, block);
-    check_fits(name, n, scratch.max_n(), "the ScanScratch was sized for less");
+    check_arguments(launcher, in, out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
     if (n == 0) return;
-    const std::size_t tiles = ceil_div(n, static_cast<std::size_t>(block) * scan_items_per_thread);
+    const unsigned tiles = course::grid_for(launcher, n, static_cast<std::size_t>(block) * scan_items_per_thread);
     // Every status back to X and the ticket counter to 0, ordered before the kernel on the same stream.
-    CUDA_CHECK(cudaMemsetAsync(scratch.tile_status(), 0, (tiles + 1) * sizeof(unsigned long long)));
-    const bool vector_io = aligned16(in) && aligned16(out);
-    single_pass_kernel<T><<<static_cast<unsigned>(tiles), block>>>(in, out, n, scratch.tile_status(), kind, vector_io);
+    const std::size_t status_bytes = (tiles + std::size_t{1}) * sizeof(unsigned long long);
+    CUDA_CHECK(cudaMemsetAsync(scratch.tile_status(), 0, status_bytes, stream));
+    single_pass_kernel<T><<<tiles, block, 0, stream>>>(in, out, n, scratch.tile_status(), scratch.look_back_timeout(),
+                                                       kind, vector_io(in, out));
     CUDA_CHECK_LAUNCH();
 }
 
@@ -78,48 +153,103 @@ unsigned* as_unsigned(int* p) { return reinterpret_cast<unsigned*>(p); }
 
 using namespace scan_detail;
 
-void scan_hillis_steele(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind)
+// --------------------------------------------------------------------------------------------- ScanScratch
+ScanScratch::ScanScratch(std::size_t max_n)
+    : max_n_(max_n),
+      block_sums_(block_sum_slots(max_n, smallest_tile)),
+      tile_status_(1 + course::ceil_div(max_n, smallest_single_pass_tile)),
+      look_back_timeout_(1)
 {
-    check_block("scan_hillis_steele", block);
-    check_fits("scan_hillis_steele", n, hillis_steele_max_n(block), "one block, one item per thread");
+    CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof(unsigned long long)));
+}
+
+void ScanScratch::check(const std::string& caller)
+{
+    unsigned long long record = 0;
+    CUDA_CHECK(cudaMemcpy(&record, look_back_timeout_.data(), sizeof record, cudaMemcpyDeviceToHost));
+    if (record == 0) return;
+    CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof record));
+    throw std::runtime_error(caller + ": tile " + std::to_string(record >> 32) + " waited on tile " +
+                             std::to_string(record & 0xffffffffull) + " for more than " +
+                             std::to_string(look_back_timeout_ns / 1000000000ull) +
+                             " s (did every tile publish? Task 07.5, decoupled_look_back: a tile publishes A at "
+                             "once and P when its prefix is known, in its own status word)");
+}
+
+// ----------------------------------------------------------------------------------------------- launchers
+void scan_hillis_steele(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream)
+{
+    check_arguments("scan_hillis_steele", d_in, d_out, n, block, hillis_steele_max_n(block),
+                    "one block, one item per thread");
     if (n == 0) return;
     const std::size_t shared = 2 * static_cast<std::size_t>(block) * sizeof(unsigned);
-    hillis_steele_kernel<<<1, block, shared>>>(as_unsigned(d_in), as_unsigned(d_out), static_cast<unsigned>(n), kind);
+    hillis_steele_kernel<<<1, block, shared, stream>>>(as_unsigned(d_in), as_unsigned(d_out), static_cast<unsigned>(n),
+                                                       kind);
     CUDA_CHECK_LAUNCH();
 }
 
-void scan_blelloch(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind)
+void scan_blelloch(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream)
 {
-    check_block("scan_blelloch", block);
-    check_fits("scan_blelloch", n, blelloch_max_n(block), "one block, two items per thread");
+    check_arguments("scan_blelloch", d_in, d_out, n, block, blelloch_max_n(block), "one block, two items per thread");
     if (n == 0) return;
-    blelloch_tiles_kernel<<<1, block, blelloch_shared_bytes(block)>>>(as_unsigned(d_in), as_unsigned(d_out), n,
-                                                                       nullptr, kind);
+    blelloch_tiles_kernel<<<1, block, blelloch_shared_bytes(block), stream>>>(as_unsigned(d_in), as_unsigned(d_out), n,
+                                                                              nullptr, kind);
     CUDA_CHECK_LAUNCH();
 }
 
-void scan_multiblock(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+                     cudaStream_t stream)
 {
-    check_block("scan_multiblock", block);
-    check_fits("scan_multiblock", n, scratch.max_n(), "the ScanScratch was sized for less");
+    check_arguments("scan_multiblock", d_in, d_out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
     if (n == 0) return;
-    multiblock_levels(as_unsigned(d_in), as_unsigned(d_out), n, block, kind, scratch.block_sums());
+    course::grid_for("scan_multiblock", n, 2 * static_cast<std::size_t>(block));  // throws past 2^31 - 1 tiles
+    multiblock_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
 }
 
-void scan_warp_shuffle(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+                       cudaStream_t stream)
 {
-    check_block("scan_warp_shuffle", block);
-    check_fits("scan_warp_shuffle", n, scratch.max_n(), "the ScanScratch was sized for less");
+    check_arguments("scan_warp_shuffle", d_in, d_out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
     if (n == 0) return;
-    warp_shuffle_levels(as_unsigned(d_in), as_unsigned(d_out), n, block, kind, scratch.block_sums());
+    warp_shuffle_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
 }
 
-void scan_single_pass(const int* d_in, int* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+                      cudaStream_t stream)
 {
-    single_pass("scan_single_pass", as_unsigned(d_in), as_unsigned(d_out), n, block, kind, scratch);
+    single_pass("scan_single_pass", as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch, stream);
 }
 
-void scan_single_pass(const float* d_in, float* d_out, std::size_t n, int block, ScanKind kind, ScanScratch& scratch)
+void scan_single_pass(const float* d_in, float* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+                      cudaStream_t stream)
 {
-    single_pass("scan_single_pass<float>", d_in, d_out, n, block, kind, scratch);
+    single_pass("scan_single_pass<float>", d_in, d_out, kind, n, block, scratch, stream);
+}
+
+// ------------------------------------------------------------------------------------ checks of Task 07.5
+LookBackProbe probe_decoupled_look_back(const std::vector<unsigned long long>& statuses, std::size_t tile,
+                                        unsigned aggregate, std::size_t late_tile, unsigned long long late_word)
+{
+    if (tile == 0 || tile >= statuses.size())
+        throw std::invalid_argument("probe_decoupled_look_back: tile must be in [1, statuses.size())");
+    // 32 spare words after the statuses: a look-back that publishes past its own word writes there.
+    course::DeviceBuffer<unsigned long long> words(statuses.size() + 32), timeout(1);
+    course::DeviceBuffer<unsigned> prefixes(32);
+    course::DeviceBuffer<int> saw_aggregate(1);
+    words.fill_bytes(0);
+    words.copy_from_host(statuses);
+    timeout.fill_bytes(0);
+    prefixes.fill_bytes(0xAB);
+    saw_aggregate.fill_bytes(0);
+    const long long late = late_tile < tile ? static_cast<long long>(late_tile) : -1;
+    look_back_probe_kernel<<<2, 32>>>(TileStatusArray{words.data(), timeout.data()}, tile, aggregate, late, late_word,
+                                      prefixes.data(), saw_aggregate.data());
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    LookBackProbe probe{};
+    prefixes.copy_to_host(probe.prefix, 32);
+    CUDA_CHECK(cudaMemcpy(&probe.published, words.data() + tile, sizeof probe.published, cudaMemcpyDeviceToHost));
+    probe.late_writer_saw_aggregate = saw_aggregate.to_host()[0] != 0;
+    timeout.copy_to_host(&probe.timeout_record, 1);
+    return probe;
 }

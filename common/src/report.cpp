@@ -14,12 +14,6 @@
 namespace course {
 namespace {
 
-std::string fixed(double value, int digits)
-{
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << value;
-    return s.str();
-}
 
 std::string times(double ratio) { return fixed(ratio, 2) + "x"; }
 
@@ -135,6 +129,13 @@ std::string today_utc()
     char buf[16];
     std::strftime(buf, sizeof buf, "%Y-%m-%d", &utc);
     return buf;
+}
+
+std::string fixed(double value, int digits)
+{
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << value;
+    return s.str();
 }
 
 std::string measurement_stamp()

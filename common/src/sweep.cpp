@@ -16,13 +16,6 @@
 namespace course {
 namespace {
 
-std::string fixed(double value, int digits)
-{
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << value;
-    return s.str();
-}
-
 std::string run_nvidia_smi(const std::string& query)
 {
     std::string out;
@@ -96,6 +89,22 @@ void SizeSweep::add(std::size_t n, double bytes, const std::function<void()>& ke
     p.kernel_hot = time_gpu(kernel, runs);
     p.reference_hot = time_gpu(reference, runs);
     points_.push_back(p);
+}
+
+std::vector<std::size_t> SizeSweep::sizes(std::size_t max_n)
+{
+    std::vector<std::size_t> out;
+    for (std::size_t n = std::size_t{1} << 10; n < max_n; n *= 4) out.push_back(n);
+    out.push_back(max_n);
+    return out;
+}
+
+std::string sweep_csv_path(const std::string& csv)
+{
+    const std::string suffix = ".csv";
+    const bool has_suffix =
+        csv.size() >= suffix.size() && csv.compare(csv.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return (has_suffix ? csv.substr(0, csv.size() - suffix.size()) : csv) + "-sweep.csv";
 }
 
 double SizeSweep::worst_ratio() const

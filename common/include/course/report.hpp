@@ -61,5 +61,6 @@ private:
 // "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-21" - printed under every measured table.
 std::string measurement_stamp();
 std::string today_utc();  // "2026-11-21"
+std::string fixed(double value, int digits);  // fixed(3.14159, 2) == "3.14"
 
 }  // namespace course

@@ -47,6 +47,8 @@ public:
              int runs);
     void print(std::ostream& out, const std::string& conditions) const;
     void write_csv(const std::string& path, const std::string& conditions, bool append = false) const;
+    // Sizes 2^10, 2^12, ..., up to max_n (and max_n itself).
+    static std::vector<std::size_t> sizes(std::size_t max_n);
     // The smallest kernel-vs-reference speedup (reference ms / kernel ms) over every size, cold and hot.
     double worst_ratio() const;
 
@@ -60,5 +62,8 @@ private:
     std::vector<Point> points_;
     L2Flush flush_;
 };
+
+// "dir/06_atomic_histogram.csv" -> "dir/06_atomic_histogram-sweep.csv": where a bench writes its sweep.
+std::string sweep_csv_path(const std::string& csv);
 
 }  // namespace course

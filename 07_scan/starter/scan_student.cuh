@@ -1,24 +1,14 @@
-// Chapter 07: your file. It holds the kernels, their device helpers and multiblock_levels (07.3's recursion on
-// the host); scan_launch.cu (given, do not edit) checks the arguments, sizes the grids, launches the kernels and
-// defines the ceil_div used here. Fill in the TODOs in order: TODO(07.1) hillis_steele_kernel; TODO(07.2)
-// conflict_free, blelloch_exclusive_scan, blelloch_tiles_kernel; TODO(07.3) add_tile_offsets_kernel,
-// multiblock_levels; TODO(07.4) warp_inclusive_scan, block_scan_items; TODO(07.5) decoupled_look_back.
-// `meson test -C build --suite 07_scan` checks each one (TODO(07.3) builds on your 07.2 kernel, TODO(07.5) on
-// your 07.4 block scan). Read 07_scan/README.md first.
-#pragma once
+// Chapter 07: your file. It holds the kernels and device functions of the chapter's scans, and
+// multiblock_levels (07.3's recursion on the host); scan_given.cuh (given, do not edit) has the helpers they
+// build on, and scan_launch.cu (given) checks the arguments, sizes the grids and launches your kernels. Fill in
+// the TODOs in order: TODO(07.1) hillis_steele_kernel; TODO(07.2) conflict_free, blelloch_exclusive_scan,
+// blelloch_tiles_kernel; TODO(07.3) add_tile_offsets_kernel, multiblock_levels; TODO(07.4) warp_inclusive_scan,
+// block_scan_items, scan_tiles_kernel; TODO(07.5) decoupled_look_back. `meson test -C build --suite 07_scan`
+// checks each one (TODO(07.3) builds on your 07.2 kernel, TODO(07.5) on your 07.4 block scan). Read
+// 07_scan/README.md first.
+#include "scan_given.cuh"
 
-#include "scan.hpp"
-
-#include "course/check.hpp"
-
-#include <cuda/atomic>
-
-#include <cstddef>
-
-// Named (not anonymous) so that helpers a half-done starter does not call yet raise no "unused" warnings.
 namespace scan_detail {
-
-constexpr unsigned full_warp = 0xffffffffu;
 
 // ----------------------------------------------------------------------------------------- 07.1 Hillis-Steele
 // Step `offset` adds element i - offset to element i. Every thread reads a neighbour's value while that
@@ -46,12 +36,6 @@ __global__ void hillis_steele_kernel(const unsigned* in, unsigned* out, unsigned
 __device__ __forceinline__ unsigned conflict_free(unsigned i)
 {
     return i;  // TODO(07.2): add the padding. Correct either way; the README counts the conflicts it saves.
-}
-
-std::size_t blelloch_shared_bytes(int block)
-{
-    const unsigned last = 2u * static_cast<unsigned>(block) - 1;
-    return (last + (last >> 5) + 1) * sizeof(unsigned);
 }
 
 // Over Hillis-Steele: n - 1 adds up and n - 1 down instead of n log n, and two items per thread (n <= 2 * block).
@@ -97,7 +81,8 @@ __global__ void blelloch_tiles_kernel(const unsigned* in, unsigned* out, std::si
 __global__ void add_tile_offsets_kernel(unsigned* out, std::size_t n, const unsigned* tile_offsets)
 {
     // TODO(07.3): add tile_offsets[blockIdx.x] to those of the 2 * blockDim.x items of tile blockIdx.x that
-    // are < n (a loop: each thread handles two items).
+    // are < n (a loop: each thread handles two items). Indices are size_t: the large check scans 2^31 + 2^16 + 7
+    // items.
     (void)out;
     (void)n;
     (void)tile_offsets;
@@ -105,27 +90,25 @@ __global__ void add_tile_offsets_kernel(unsigned* out, std::size_t n, const unsi
 
 // Over one block: any n. One recursion level: scan the tiles, scan their totals (in place, one level down in
 // `sums`), add back. The last tile may be partial (zeros fill it), so n need not be a multiple of anything.
-void multiblock_levels(const unsigned* in, unsigned* out, std::size_t n, int block, ScanKind kind, unsigned* sums)
+void multiblock_levels(const unsigned* in, unsigned* out, ScanKind kind, std::size_t n, int block, unsigned* sums,
+                       cudaStream_t stream)
 {
-    const std::size_t tiles = ceil_div(n, 2 * static_cast<std::size_t>(block));
+    const std::size_t tiles = course::ceil_div(n, 2 * static_cast<std::size_t>(block));
     const std::size_t shared = blelloch_shared_bytes(block);
     if (tiles == 1) {  // the recursion ends: one block scans everything
-        blelloch_tiles_kernel<<<1, block, shared>>>(in, out, n, nullptr, kind);
+        blelloch_tiles_kernel<<<1, block, shared, stream>>>(in, out, n, nullptr, kind);
         CUDA_CHECK_LAUNCH();
         return;
     }
-    // TODO(07.3): three steps (grid = tiles blocks), each launch followed by CUDA_CHECK_LAUNCH():
-    //   1. blelloch_tiles_kernel over all tiles, writing their totals to sums[0 .. tiles);
-    //   2. recurse: an EXCLUSIVE scan of those totals, in place, using the scratch after them (sums + tiles);
-    //   3. add_tile_offsets_kernel: tile b gets sums[b].
-    //   No cudaMalloc here: ScanScratch already holds every level (the seed allocated and freed on each level).
+    // TODO(07.3): more than one tile. Afterwards out[0 .. n) must hold the scan of `kind` of in[0 .. n):
+    //   - every tile scanned by blelloch_tiles_kernel (grid: one block per tile), its total in sums[tile];
+    //   - the totals turned into their EXCLUSIVE scan, in place, by this same function one level down, with the
+    //     scratch after them (sums + tiles) for its own totals;
+    //   - tile b's offset sums[b] added to its items by add_tile_offsets_kernel.
+    //   Every launch on `stream`, each followed by CUDA_CHECK_LAUNCH(). No cudaMalloc: ScanScratch already holds
+    //   every level (the seed allocated and freed on each level).
     (void)sums;
 }
-
-// given: scan_tiles.cuh, tiles in registers: rounds, Vec4, load_items, store_items, warp_sum, BlockScanStorage
-}  // namespace scan_detail
-#include "scan_tiles.cuh"
-namespace scan_detail {
 
 // -------------------------------------------------------------------------------------------- 07.4 warp shuffle
 // Kogge-Stone inside a warp: registers instead of shared memory and no barrier (the shuffle itself exchanges
@@ -136,14 +119,6 @@ __device__ __forceinline__ T warp_inclusive_scan(T x)
     // TODO(07.4): 5 steps, d = 1, 2, 4, 8, 16: y = __shfl_up_sync(full_warp, x, d); lanes >= d add y.
     //   All 32 lanes must execute every shuffle (the mask promises it); only the add may be conditional.
     return x;
-}
-
-// Exclusive value from an inclusive warp scan by moving it one lane up (no subtraction: exact for floats).
-template <class T>
-__device__ __forceinline__ T exclusive_from_inclusive(T inclusive)
-{
-    const T below = __shfl_up_sync(full_warp, inclusive, 1);
-    return (threadIdx.x & 31) == 0 ? T(0) : below;
 }
 
 // Block-wide scan of a tile held in registers as load_items() left it. Afterwards items[r][k] is the
@@ -169,35 +144,49 @@ __device__ T block_scan_items(T (&items)[rounds][4], T (&run_prefix)[rounds], Bl
     return T(0);
 }
 
-// given: scan_tile_passes.cuh, reduce_tiles_kernel, scan_tiles_kernel, then 07.5's TileStatus and look-back helpers
-}  // namespace scan_detail
-#include "scan_tile_passes.cuh"
-namespace scan_detail {
+// Over 07.3: two barriers per tile instead of 2 log2(2 * block), 24 items per thread in 16-byte accesses, and
+// reduce-then-scan (3n element moves instead of 4n). Pass 2 scans tile blockIdx.x starting from its offset (the
+// exclusive scan of the tile sums; none for one tile). `in` may equal `out`: each item is read and written by
+// the same thread.
+__global__ void __launch_bounds__(1024) scan_tiles_kernel(const unsigned* in, unsigned* out, std::size_t n,
+                                                          const unsigned* tile_offsets, ScanKind kind, bool vector_io)
+{
+    // TODO(07.4): tile blockIdx.x holds the blockDim.x * scan_items_per_thread items from
+    //   tile_start = blockIdx.x * blockDim.x * scan_items_per_thread, a size_t: past 2^31 items a 32-bit product
+    //   wraps. Load them with load_items<Access::cached>, scan them with block_scan_items (its storage: one
+    //   __shared__ BlockScanStorage<unsigned>), and store them with store_items<Access::cached>, starting from
+    //   the tile's offset: tile_offsets[blockIdx.x], or 0 when tile_offsets is null (one tile).
+    (void)in;
+    (void)out;
+    (void)n;
+    (void)tile_offsets;
+    (void)kind;
+    (void)vector_io;
+}
 
 // ------------------------------------------------------------------------------------------- 07.5 single pass
-
-// Called by all 32 lanes of warp 0 with the tile's total; returns the sum of all earlier tiles to every lane.
-// status[t] is tile t's status word (TileStatus: X, A or P, with the value), X for every tile at the start.
+// Called by all 32 lanes of warp 0 of the block that scans tile `tile`, with the tile's total (aggregate); returns
+// the sum of all earlier tiles to every lane. status.words[t] is tile t's status word (TileStatus, scan.hpp: X, A
+// or P with the value), X for every tile when the kernel starts.
 template <class T>
-__device__ T decoupled_look_back(unsigned long long* status, std::size_t tile, T aggregate)
+__device__ T decoupled_look_back(TileStatusArray status, std::size_t tile, T aggregate)
 {
-    // TODO(07.5): the decoupled look-back (README: "Single pass: decoupled look-back", hints there). It must hold:
+    // TODO(07.5): the decoupled look-back (README: "Single pass: decoupled look-back"; hints there). It must hold:
     //   - publishing: this tile's A (its aggregate) goes out at once - it depends on nothing, and later tiles
     //     may be waiting for it - and its P (earlier tiles + aggregate) as soon as the prefix is known; tile 0
-    //     publishes P at once and returns 0. Each status is one whole 64-bit word, written by one lane with
-    //     store_status and read with load_status only (README: "Memory ordering").
+    //     publishes P at once and returns 0. Each status is one whole 64-bit word in status.words[tile], written
+    //     by one lane with store_status (README: "Memory ordering").
     //   - the prefix: the nearest P before this tile plus the A's of every tile between it and this one, each
-    //     tile counted once; a tile before tile 0 counts as P with value 0 (tile is a size_t: tile - k must
-    //     not wrap around).
-    //   - waiting: only while a predecessor still shows X (its block has started, so it will publish), pausing
-    //     with __nanosleep: look_back_first_wait_ns before the first look, look_back_poll_wait_ns between polls
-    //     (README: "Waiting: when to look").
-    //   - the warp works together: one load instruction inspects many predecessors, and every lane executes
-    //     every *_sync call (full mask) the same number of times.
+    //     tile counted once; a tile before tile 0 counts as P with value 0.
+    //   - reading: 32 predecessors at a time, only through read_window (given: every lane passes the tile it
+    //     reads; it waits while a lane sees X, with a bound), after one __nanosleep(look_back_first_wait_ns)
+    //     once A is out (README: "Waiting: when to look").
+    //   - the warp works together: every lane executes every *_sync call (full mask) the same number of times.
     //   - add, never subtract, and let every partial sum cover a contiguous range of tiles (the float checks
     //     rely on both); unsigned sums wrap modulo 2^32.
-    //   Checked by TODO(07.5) scan_single_pass (int and float, every block, any n, misaligned pointers).
-    //   Until this is filled in every tile starts from 0, so only n <= one tile comes out right.
+    //   Checked by TODO(07.5) scan_single_pass (int and float, every block, any n, misaligned pointers) and by the
+    //   look-back's own checks on prepared statuses. Until this is filled in every tile starts from 0, so only
+    //   n <= one tile comes out right.
     (void)status;
     (void)tile;
     (void)aggregate;
@@ -205,6 +194,3 @@ __device__ T decoupled_look_back(unsigned long long* status, std::size_t tile, T
 }
 
 }  // namespace scan_detail
-
-// given: scan_single_pass.cuh, single_pass_kernel (it calls block_scan_items and decoupled_look_back)
-#include "scan_single_pass.cuh"

@@ -2,7 +2,7 @@
 // `offset`, thread i reads x[i - offset] while thread i - offset overwrites that very element with its own new
 // value: a read/write race between threads. Inside one warp the loads usually happen before the stores, so
 // the output is often right anyway; across warps nothing orders them. Let the tool find it:
-//   ninja -C build && compute-sanitizer --tool racecheck build/subprojects/07_scan/scan_race_demo [--n 1024]
+//   ninja -C build && compute-sanitizer --tool racecheck build/subprojects/07_scan/bin/scan_race_demo [--n 1024]
 #include "course/args.hpp"
 #include "course/check.hpp"
 #include "course/device_buffer.hpp"

@@ -1,8 +1,9 @@
 // The seed's last-warp unroll, kept as a warning: `volatile` shared memory and no synchronization, relying
 // on the 32 threads of a warp running in lockstep. Not graded; build it with `ninja -C build`, run it, then
-// under racecheck (README: "04.2 · The last warp, and why the seed's version is undefined behaviour"):
-//   build/subprojects/04_unroll_warp/unroll_warp_race_demo
-//   compute-sanitizer --tool racecheck build/subprojects/04_unroll_warp/unroll_warp_race_demo --n 2^16
+// under racecheck (README, section "04.2 · The last warp, and why the seed's version is undefined behaviour"):
+//   build/subprojects/04_unroll_warp/bin/unroll_warp_race_demo
+//   compute-sanitizer --tool racecheck build/subprojects/04_unroll_warp/bin/unroll_warp_race_demo --n 2^16
+// (build/bin/unroll_warp_race_demo when the chapter is built alone.)
 #include "course/args.hpp"
 #include "course/check.hpp"
 #include "course/data.hpp"
@@ -92,7 +93,7 @@ int main(int argc, char** argv)
         if (wrong > 0) std::cout << " (e.g. " << example << ")";
         std::cout << "\nA correct result proves nothing: the warp happened to stay in step this time, on this GPU,\n"
                      "with this compiler. compute-sanitizer --tool racecheck reports the hazards either way;\n"
-                     "reduce_unroll_warp_syncwarp (TODO 04.2) is the correct version.\n";
+                     "reduce_unroll_warp_syncwarp (Task 04.2) is the correct version.\n";
         return 0;
     });
 }

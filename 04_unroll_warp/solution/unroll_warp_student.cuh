@@ -1,14 +1,6 @@
-// Chapter 04 reference kernels: the device code only. ../unroll_warp_launch.cu includes this file and
-// launches the kernels (-Dvariant=solution); starter/unroll_warp_kernels.cuh is the student's version.
-#pragma once
-
-#include "reduce_support.cuh"
-
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
-
-namespace cg = cooperative_groups;
-using namespace unroll_warp;
+// Chapter 04, the reference solution of starter/unroll_warp_student.cuh: the device functions and the kernel
+// of Tasks 04.1 - 04.6. ../unroll_warp_launch.cu includes this file (-Dvariant=solution) and launches them.
+#include "unroll_warp_given.cuh"
 
 namespace {
 
@@ -83,7 +75,7 @@ __device__ long long thread_sum_grid_stride(const int* in, std::size_t n)
 // Lane 0 ends with the warp's total.
 struct ShflWarpSum {
     template <class T>
-    __device__ T operator()(T v) const
+    __device__ T operator()(const Warp&, T v) const
     {
         for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
         return v;
@@ -91,19 +83,18 @@ struct ShflWarpSum {
 };
 
 // cooperative_groups::reduce says the same thing without the offsets; the library picks the instructions.
-// tiled_partition is collective over the whole block, so the tile is made when the functor is constructed
-// (by every thread, in block_sum), not inside the `warp == 0` branch.
 struct CgWarpSum {
-    cg::thread_block_tile<32> warp;
-    __device__ CgWarpSum() : warp(cg::tiled_partition<32>(cg::this_thread_block())) {}
-    __device__ long long operator()(long long v) const { return cg::reduce(warp, v, cg::plus<long long>()); }
+    __device__ long long operator()(const Warp& warp, long long v) const
+    {
+        return cg::reduce(warp, v, cg::plus<long long>());
+    }
 };
 
 // __reduce_add_sync (sm_80+) sums a warp's 32-bit values in ONE instruction. Our values are 64-bit, so they
 // go in three pieces that cannot lose a carry: the low and the middle 16 bits (32 x 65535 < 2^21) and the
 // high 32 bits, whose sum may wrap: wrapping modulo 2^32 before the shift by 32 is harmless modulo 2^64.
 struct ReduxWarpSum {
-    __device__ long long operator()(long long v) const
+    __device__ long long operator()(const Warp& warp, long long v) const
     {
 #if __CUDA_ARCH__ >= 800
         const auto bits = static_cast<unsigned long long>(v);
@@ -113,63 +104,54 @@ struct ReduxWarpSum {
         return static_cast<long long>((static_cast<unsigned long long>(high) << 32) +
                                       (static_cast<unsigned long long>(middle) << 16) + low);
 #else
-        return ShflWarpSum{}(v);  // no redux.sync before sm_80
+        return ShflWarpSum{}(warp, v);  // no redux.sync before sm_80
 #endif
     }
 };
 
-}  // namespace
-
-#include "unroll_warp_given.cuh"
-
-namespace {
-
 // ---------------------------------------------------------------------------------------------- 04.6
-// One pass plus a cheap final step replaces the memset before the kernel: each block adds its total to a
-// running total and counts itself done; the block that finishes last copies the running total to *total
-// and resets the running total and the counter for the next launch. Thread 0 only.
+// One pass fixes the memset before the kernel: each block adds its total to the running total and counts
+// itself done; the block that finishes last writes the running total to *total and resets the workspace for
+// the next launch. Thread 0 of each block only.
 template <class Acc>
-__device__ void publish_block_total(Acc block_total, Acc* total)
+__device__ void publish_block_total(Acc block_total, Acc* total, Acc* running, unsigned* blocks_done)
 {
-    Acc* running = running_total<Acc>();
-    atomic_add(running, block_total);
-    __threadfence();  // our addition is done before anyone can count us as finished
-    if (atomicAdd(&blocks_done, 1u) == gridDim.x - 1) {
-        *total = atomic_add(running, Acc(0));  // an atomic read sees every block's addition
-        *running = Acc(0);
-        blocks_done = 0;
+    cuda::atomic_ref<Acc, cuda::thread_scope_device> running_total(*running);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> finished(*blocks_done);
+    running_total.fetch_add(block_total, cuda::memory_order_relaxed);
+    // acq_rel: release orders our addition before our count; acquire, in the block that counts last, makes
+    // every addition that an earlier count released visible to it.
+    if (finished.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1) {
+        *total = running_total.load(cuda::memory_order_relaxed);
+        running_total.store(Acc(0), cuda::memory_order_relaxed);
+        finished.store(0u, cuda::memory_order_relaxed);
     }
 }
 
 // Vector loads fix the instruction count of 04.5: one 16-byte load brings 4 ints (or 4 floats, 16 bytes),
-// and four of them in flight per thread keep 64 bytes per thread on the way from memory. A 16-byte load
-// needs a 16-byte aligned address, so elements before the first boundary (the head) and after the last
-// whole vector (the tail) are added one by one: fewer than 16 bytes each, by the first threads of the grid.
+// and four of them in flight per thread keep 64 bytes per thread on the way from memory. Elements before the
+// first 16-byte boundary (the head) and after the last whole vector (the tail), fewer than 16 bytes each, are
+// added one by one by the first threads of the grid.
 template <class T, class Acc>
-__global__ void reduce_vectorized_kernel(const T* in, std::size_t n, Acc* total)
+__global__ void reduce_vectorized_kernel(const T* in, Acc* total, std::size_t n, OnePassState* state)
 {
-    constexpr std::size_t per_vector = 16 / sizeof(T);
-    const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(in) % 16;  // a multiple of sizeof(T)
-    const std::size_t to_boundary = (16 - misalignment) % 16 / sizeof(T);
-    const std::size_t head = to_boundary < n ? to_boundary : n;
-    const std::size_t vectors = (n - head) / per_vector;
-    const std::size_t tail = head + vectors * per_vector;  // index of the first tail element
-    const int4* body = reinterpret_cast<const int4*>(in + head);
+    const course::VectorSplit split = course::split_for_vectors(in, n);
+    const int4* body = reinterpret_cast<const int4*>(in + split.head);
 
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     Acc sum = 0;
     std::size_t i = thread;
-    for (; i + 3 * stride < vectors; i += 4 * stride) {
+    for (; i + 3 * stride < split.vectors; i += 4 * stride) {
         const int4 a = body[i], b = body[i + stride], c = body[i + 2 * stride], d = body[i + 3 * stride];
         sum += (vector_sum<T, Acc>(a) + vector_sum<T, Acc>(b)) + (vector_sum<T, Acc>(c) + vector_sum<T, Acc>(d));
     }
-    for (; i < vectors; i += stride) sum += vector_sum<T, Acc>(body[i]);
-    if (thread < head) sum += static_cast<Acc>(in[thread]);
-    if (thread < n - tail) sum += static_cast<Acc>(in[tail + thread]);
+    for (; i < split.vectors; i += stride) sum += vector_sum<T, Acc>(body[i]);
+    if (thread < split.head) sum += static_cast<Acc>(in[thread]);
+    if (thread < n - split.tail) sum += static_cast<Acc>(in[split.tail + thread]);
 
     sum = block_sum<ShflWarpSum>(sum);
-    if (threadIdx.x == 0) publish_block_total(sum, total);
+    if (threadIdx.x == 0) publish_block_total(sum, total, running_total<Acc>(state), &state->blocks_done);
 }
 
 }  // namespace
