@@ -55,10 +55,16 @@ PY
 for stage in "${stages[@]}"; do
     t0=$SECONDS
     case $stage in
-    test)
-        meson test -C "$build" --print-errorlogs --num-processes 4 > "$LOGS/test.log" 2>&1
+    test)  # the large cases (GBs of GPU memory each) and the lesson suite (Nsight Compute) one at a time
+        meson test -C "$build" --print-errorlogs --num-processes 4 --no-suite large --no-suite lesson \
+            > "$LOGS/test.log" 2>&1
         cp "$build/meson-logs/testlog.json" "$LOGS/test.json"
-        note "meson test (solution): $(count "$LOGS/test.json") [$((SECONDS - t0)) s]" ;;
+        note "meson test (solution, 4 at once): $(count "$LOGS/test.json") [$((SECONDS - t0)) s]"
+        t1=$SECONDS
+        meson test -C "$build" --print-errorlogs --num-processes 1 --suite large --suite lesson \
+            > "$LOGS/test-large-lesson.log" 2>&1
+        cp "$build/meson-logs/testlog.json" "$LOGS/test-large-lesson.json"
+        note "meson test (solution, suites large and lesson, one at a time): $(count "$LOGS/test-large-lesson.json") [$((SECONDS - t1)) s]" ;;
     sanitize)
         for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
             t1=$SECONDS
