@@ -1,7 +1,8 @@
-// Chapter 02 benchmark: both kernels and CUB's DeviceReduce::Sum on n int32 (default 2^28 = 1 GiB), median of
-// --runs timed runs after a warm-up; every kernel's result is verified first (a wrong kernel gets no time).
+// Chapter 02 benchmark: the progression and CUB's DeviceReduce::Sum on n int32 (default 2^28 = 1 GiB), median
+// of --runs timed runs after a warm-up; every kernel's result is verified first (a wrong kernel gets no time).
 //   meson test -C build --benchmark --suite 02_neighbored
-#include "neighbored.hpp"
+//   build/bin/neighbored_bench --kernel reduce_neighbored_less --runs 50      (chapter built alone)
+#include "neighbored_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -16,22 +17,12 @@
 #include <iostream>
 #include <string>
 
-namespace {
-
-struct Variant {
-    const char* name;
-    void (*reduce)(int*, std::size_t, int, long long*, long long*);
-};
-const Variant variants[] = {{"reduce_neighbored", reduce_neighbored},
-                            {"reduce_neighbored_less", reduce_neighbored_less}};
-
-}  // namespace
-
 int main(int argc, char** argv)
 {
     course::ArgSpec spec{"neighbored_bench", "the 02_neighbored progression against CUB DeviceReduce::Sum",
                          std::size_t{1} << 28, std::size_t{1} << 30};
     spec.benchmark = true;
+    spec.kernels = course::names_of(neighbored_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -43,31 +34,34 @@ int main(int argc, char** argv)
 
         course::DeviceBuffer<int> pristine(args.n), work(args.n);
         pristine.copy_from_host(data);
-        course::DeviceBuffer<long long> workspace(neighbored_workspace_count(args.n, args.block)), total(1);
-        course::BenchTable table("02_neighbored, int32, block = " + std::to_string(args.block) +
-                                     ", every run on a fresh copy of the input",
-                                 args.n, copy_gbps);
+        NeighboredWorkspace workspace(args.n);
+        course::DeviceBuffer<long long> total(1);
+        const auto check_total = [&]() -> std::string {
+            const long long got = total.to_host()[0];
+            return got == expected ? "" : "returned " + std::to_string(got) + ", expected " + std::to_string(expected);
+        };
+        course::BenchTable table("02_neighbored, int32, block = " + std::to_string(args.block), args.n, copy_gbps);
         bool all_correct = true;
-        for (const Variant& v : variants) {
-            const auto reduce = [&] { v.reduce(work.data(), args.n, args.block, workspace.data(), total.data()); };
+        for (const NeighboredStep& step : neighbored_progression) {
+            if (!args.wants(step.name)) continue;
+            // The verified run reduces a fresh copy. The timed runs then reduce what earlier runs left in
+            // `work`: the kernels' work (which threads add, what they load and store) does not depend on the
+            // values, so the time is the same, and no restore copy sits between the timed runs.
             work.copy_from(pristine);
-            reduce();
-            if (const long long got = total.to_host()[0]; got != expected) {
-                std::cerr << v.name << " returned " << got << ", expected " << expected << ": not timed\n";
+            const auto timing = course::time_gpu_verified(
+                step.name, [&] { step.launch(work.data(), total.data(), args.n, args.block, workspace, 0); },
+                check_total, args.runs);
+            if (timing)
+                table.add(step.name, *timing, bytes);
+            else
                 all_correct = false;
-                continue;
-            }
-            table.add(v.name, course::time_gpu_with_reset([&] { work.copy_from(pristine); }, reduce, args.runs), bytes);
         }
 
         course::cub_ref::Sum cub_sum(args.n);
-        const auto cub = [&] { cub_sum(pristine.data(), total.data(), args.n); };
-        cub();
-        if (const long long got = total.to_host()[0]; got != expected) {
-            std::cerr << "CUB returned " << got << ", expected " << expected << '\n';
-            return 1;
-        }
-        table.set_reference("CUB DeviceReduce::Sum", course::time_gpu(cub, args.runs), bytes);
+        const auto cub = course::time_gpu_verified(
+            "CUB DeviceReduce::Sum", [&] { cub_sum(pristine.data(), total.data(), args.n); }, check_total, args.runs);
+        if (!cub) return 1;
+        table.set_reference("CUB DeviceReduce::Sum", *cub, bytes);
 
         table.print(std::cout);
         if (!args.csv.empty()) table.write_csv(args.csv);

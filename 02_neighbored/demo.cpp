@@ -1,6 +1,8 @@
-// Chapter 02 demo: one random input summed on the CPU and by both kernels, checked and timed.
-//   build/subprojects/02_neighbored/neighbored_demo --n 2^24 --block 256 --seed 1
-#include "neighbored.hpp"
+// Chapter 02 demo: one random input summed on the CPU and by the chapter's kernels, checked and timed.
+//   build/bin/neighbored_demo --n 2^24 --block 256 --seed 1          (chapter built alone)
+//   build/subprojects/02_neighbored/bin/neighbored_demo ...          (built from the top level)
+//   --kernel NAME runs one kernel of the progression (repeatable); --list prints their names.
+#include "neighbored_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -15,22 +17,15 @@
 #include <string>
 
 namespace {
-
-struct Variant {
-    const char* name;
-    void (*reduce)(int*, std::size_t, int, long long*, long long*);
-};
-const Variant variants[] = {{"reduce_neighbored", reduce_neighbored},
-                            {"reduce_neighbored_less", reduce_neighbored_less}};
 constexpr int gpu_runs = 20;
-
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    const course::ArgSpec spec{"neighbored_demo",
-                               "sum random ints on the GPU: neighbored pairs, then with less divergence",
-                               std::size_t{1} << 24, std::size_t{1} << 30};
+    course::ArgSpec spec{"neighbored_demo",
+                         "sum random ints on the GPU: neighbored pairs, then with less divergence",
+                         std::size_t{1} << 24, std::size_t{1} << 30};
+    spec.kernels = course::names_of(neighbored_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -50,13 +45,15 @@ int main(int argc, char** argv)
         // The kernels overwrite their input: each run starts from `pristine`, restored outside the timing.
         course::DeviceBuffer<int> pristine(args.n), work(args.n);
         pristine.copy_from_host(data);
-        course::DeviceBuffer<long long> workspace(neighbored_workspace_count(args.n, args.block)), total(1);
-        for (const Variant& v : variants) {
+        NeighboredWorkspace workspace(args.n);
+        course::DeviceBuffer<long long> total(1);
+        for (const NeighboredStep& step : neighbored_progression) {
+            if (!args.wants(step.name)) continue;
             const auto t = course::time_gpu_with_reset(
                 [&] { work.copy_from(pristine); },
-                [&] { v.reduce(work.data(), args.n, args.block, workspace.data(), total.data()); }, gpu_runs);
+                [&] { step.launch(work.data(), total.data(), args.n, args.block, workspace, 0); }, gpu_runs);
             const long long got = total.to_host()[0];
-            table.add(v.name, std::to_string(got), got == expected, t.median_ms, bytes);
+            table.add(step.name, std::to_string(got), got == expected, t.median_ms, bytes);
         }
         table.print(std::cout);
         std::cout << "GPU times include every pass and the final sum (all on the GPU), not the restore copy.\n";

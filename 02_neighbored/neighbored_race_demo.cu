@@ -1,11 +1,11 @@
 // "Find the bug": the seed's first GPU reduction, with no __syncthreads() between the tree's levels. Not part
-// of the graded checks; run it, then run it under compute-sanitizer (see the README, "Find the bug"):
-//   build/subprojects/02_neighbored/neighbored_race_demo
-//   compute-sanitizer --tool racecheck build/subprojects/02_neighbored/neighbored_race_demo
+// of the graded checks; run it, then under compute-sanitizer (README, "Find the bug"; chapter alone: build/bin/):
+//   build/subprojects/02_neighbored/bin/neighbored_race_demo   (compute-sanitizer --tool racecheck in front)
 #include "course/args.hpp"
 #include "course/check.hpp"
 #include "course/data.hpp"
 #include "course/device_buffer.hpp"
+#include "course/launch.hpp"
 #include "course/reference.hpp"
 
 #include <cstdint>
@@ -56,7 +56,7 @@ int main(int argc, char** argv)
     return course::run_gpu_main(spec.program, [&] {
         const auto data = course::random_ints(args.n, args.seed);
         const std::int64_t expected = course::sum_reference(data.data(), args.n);
-        const unsigned blocks = static_cast<unsigned>((args.n + args.block - 1) / args.block);
+        const unsigned blocks = static_cast<unsigned>(course::ceil_div(args.n, args.block));
         std::cout << "n = " << args.n << ", block = " << args.block << ", seed = " << args.seed
                   << ", expected sum = " << expected << "; " << trials << " runs of each kernel\n";
         if (blocks == 0) return 0;

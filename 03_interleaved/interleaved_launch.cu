@@ -1,64 +1,61 @@
-// Chapter 03: the launchers, one copy for both variants. The kernels they launch come from
-// interleaved_kernels.cuh in starter/ (the student's) or solution/ (the reference), as -Dvariant picks.
+// Chapter 03: the launchers, one copy for both variants: argument checks, zeroing the total, grid and
+// shared-memory sizes. The kernels they launch come from interleaved_student.cuh in starter/ (the student's)
+// or solution/ (the reference), as -Dvariant picks.
 #include "interleaved.hpp"
 
 #include "course/check.hpp"
+#include "course/launch.hpp"
 
-#include <climits>
-#include <stdexcept>
-#include <string>
-
-#include "interleaved_kernels.cuh"
+#include "interleaved_student.cuh"
 
 namespace {
 
-// Validates the arguments, sets *d_total to 0 (the kernels only add to it) and returns the number of blocks.
-unsigned prepare(const char* name, const int* d_data, std::size_t n, int block, long long* d_total)
+// Checks the arguments, then sets *d_total to 0 on the stream (the kernels only add to it). Returns the
+// number of blocks, 0 when n = 0 (nothing to launch).
+unsigned prepare(const char* launcher, const int* d_data, long long* d_total, std::size_t n, int block,
+                 cudaStream_t stream)
 {
-    if (block < 32 || block > 1024 || (block & (block - 1)) != 0)
-        throw std::invalid_argument(std::string(name) + ": block must be a power of two in [32, 1024], got " +
-                                    std::to_string(block));
-    if (!d_total || (n > 0 && !d_data)) throw std::invalid_argument(std::string(name) + ": null device pointer");
-    const std::size_t blocks = (n + static_cast<std::size_t>(block) - 1) / block;
-    if (blocks > static_cast<std::size_t>(INT_MAX))
-        throw std::invalid_argument(std::string(name) + ": n = " + std::to_string(n) +
-                                    " needs more blocks than one grid can have");
-    CUDA_CHECK(cudaMemsetAsync(d_total, 0, sizeof *d_total));
-    return static_cast<unsigned>(blocks);
+    course::check_block(launcher, block);
+    course::check_pointer(launcher, "input", d_data, n > 0);
+    course::check_pointer(launcher, "d_total", d_total);
+    const unsigned blocks = n == 0 ? 0 : course::grid_for(launcher, n, block);
+    CUDA_CHECK(cudaMemsetAsync(d_total, 0, sizeof *d_total, stream));
+    return blocks;
 }
 
 using SharedKernel = void (*)(const int*, std::size_t, long long*);
 
-void launch_shared(const char* name, SharedKernel kernel, const int* d_in, std::size_t n, int block,
-                   long long* d_total)
+// The shared-memory kernels: blockDim.x ints of dynamic shared memory per block.
+void launch_shared(const char* launcher, SharedKernel kernel, const int* d_in, long long* d_total, std::size_t n,
+                   int block, cudaStream_t stream)
 {
-    const unsigned blocks = prepare(name, d_in, n, block, d_total);
-    if (blocks == 0) return;  // n = 0: no launch with 0 blocks
-    kernel<<<blocks, block, block * sizeof(int)>>>(d_in, n, d_total);
+    const unsigned blocks = prepare(launcher, d_in, d_total, n, block, stream);
+    if (blocks == 0) return;
+    kernel<<<blocks, block, block * sizeof(int), stream>>>(d_in, n, d_total);
     CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void reduce_interleaved(int* d_data, std::size_t n, int block, long long* d_total)
+void reduce_interleaved(int* d_data, long long* d_total, std::size_t n, int block, cudaStream_t stream)
 {
-    const unsigned blocks = prepare("reduce_interleaved", d_data, n, block, d_total);
-    if (blocks == 0) return;  // n = 0: no launch with 0 blocks
-    reduce_interleaved_kernel<<<blocks, block>>>(d_data, n, d_total);
+    const unsigned blocks = prepare("reduce_interleaved", d_data, d_total, n, block, stream);
+    if (blocks == 0) return;
+    reduce_interleaved_kernel<<<blocks, block, 0, stream>>>(d_data, n, d_total);
     CUDA_CHECK_LAUNCH();
 }
 
-void reduce_shared_modulo(const int* d_in, std::size_t n, int block, long long* d_total)
+void reduce_shared_modulo(const int* d_in, long long* d_total, std::size_t n, int block, cudaStream_t stream)
 {
-    launch_shared("reduce_shared_modulo", reduce_shared_modulo_kernel, d_in, n, block, d_total);
+    launch_shared("reduce_shared_modulo", reduce_shared_modulo_kernel, d_in, d_total, n, block, stream);
 }
 
-void reduce_shared_strided(const int* d_in, std::size_t n, int block, long long* d_total)
+void reduce_shared_strided(const int* d_in, long long* d_total, std::size_t n, int block, cudaStream_t stream)
 {
-    launch_shared("reduce_shared_strided", reduce_shared_strided_kernel, d_in, n, block, d_total);
+    launch_shared("reduce_shared_strided", reduce_shared_strided_kernel, d_in, d_total, n, block, stream);
 }
 
-void reduce_shared_sequential(const int* d_in, std::size_t n, int block, long long* d_total)
+void reduce_shared_sequential(const int* d_in, long long* d_total, std::size_t n, int block, cudaStream_t stream)
 {
-    launch_shared("reduce_shared_sequential", reduce_shared_sequential_kernel, d_in, n, block, d_total);
+    launch_shared("reduce_shared_sequential", reduce_shared_sequential_kernel, d_in, d_total, n, block, stream);
 }

@@ -78,7 +78,7 @@ for stage in "${stages[@]}"; do
         for demo in $(find "$build" -type f -name '*_race_demo' | sort); do
             name=$(basename "$demo")
             compute-sanitizer --tool racecheck --print-limit 10 "$demo" > "$LOGS/race-$name.log" 2>&1
-            note "racecheck $name: exit $?, $(grep -c 'Error\|Hazard' "$LOGS/race-$name.log") hazard lines"
+            note "racecheck $name: exit $?, $(grep -c 'Race reported\|Error\|Hazard' "$LOGS/race-$name.log") race or hazard lines"
         done ;;
     bench)
         meson test -C "$build" --benchmark --verbose --num-processes 1 > "$LOGS/bench.log" 2>&1

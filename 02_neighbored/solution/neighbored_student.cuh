@@ -1,15 +1,12 @@
-// Chapter 02 reference kernels: device code only. neighbored_launch.cu checks the arguments and launches them
-// (the passes, the grid sizes); it is the only file that includes this header.
-#pragma once
-
-#include <cstddef>
+// Chapter 02, reference solution of the student's file: the two kernels. neighbored_launch.cu checks the
+// arguments and launches them, pass after pass; neighbored_given.cuh says what they receive.
+#include "neighbored_given.cuh"
 
 namespace {
 
-// The seed's reduceNeighbored, made correct for any n: the last block's segment may be shorter than the
-// block, and the seed reads a partner past the end. Here every thread stays in the loop and a missing partner
-// simply contributes nothing. (An early return before __syncthreads() would be legal - exited threads no
-// longer count at the barrier - but the partner reads still need the guard.)
+// Task 02.1: the seed's reduceNeighbored, made correct for any n: the last block's segment may be shorter
+// than the block, and the seed reads a partner past the end. Every thread stays in the loop (so every thread
+// reaches every barrier), and a partner at or past the end simply contributes nothing.
 template <class T>
 __global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* block_sums)
 {
@@ -24,8 +21,8 @@ __global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* bloc
     if (tid == 0) block_sums[blockIdx.x] = segment[0];
 }
 
-// Over reduce_neighbored: the same pairs, but the k-th busy thread is thread k, so the busy threads fill
-// whole warps and the other warps skip the add entirely instead of idling lane by lane.
+// Task 02.2: over reduce_neighbored, the same pairs, but the k-th busy thread is thread k, so the busy
+// threads fill whole warps and the other warps skip the add entirely instead of idling lane by lane.
 template <class T>
 __global__ void reduce_neighbored_less_kernel(T* data, std::size_t n, long long* block_sums)
 {

@@ -1,21 +1,12 @@
-// Chapter 03 reference kernels (device code only); interleaved_launch.cu launches them.
-#pragma once
-
-#include <cstddef>
+// Chapter 03, reference solution of the student's file: the four kernels. interleaved_launch.cu checks the
+// arguments, zeroes the total and launches them; interleaved_given.cuh gives add_block_sum.
+#include "interleaved_given.cuh"
 
 namespace {
 
-// atomicAdd has no signed 64-bit overload. Adding the two's-complement bit pattern as unsigned gives, after
-// the wrap-around of unsigned addition, exactly the bit pattern of the signed sum: negative sums work too.
-__device__ void add_block_sum(long long* total, int block_sum)
-{
-    atomicAdd(reinterpret_cast<unsigned long long*>(total),
-              static_cast<unsigned long long>(static_cast<long long>(block_sum)));
-}
-
-// Over chapter 02's reduce_neighbored_less: the partner is stride = blockDim/2, /4, ... away, so the busy
-// threads 0..stride-1 read and write one contiguous run of elements (coalesced, no divergence above a
-// warp); the last segment may be shorter than the block, and a partner past its end contributes nothing.
+// Task 03.1, over chapter 02's reduce_neighbored_less: the partner is stride = blockDim/2, /4, ... away, so
+// the busy threads 0..stride-1 read and write one contiguous run of elements (coalesced, no divergence above
+// a warp); the last segment may be shorter than the block, and a partner past its end contributes nothing.
 __global__ void reduce_interleaved_kernel(int* data, std::size_t n, long long* total)
 {
     const unsigned tid = threadIdx.x;
@@ -29,8 +20,9 @@ __global__ void reduce_interleaved_kernel(int* data, std::size_t n, long long* t
     if (tid == 0) add_block_sum(total, segment[0]);
 }
 
-// reduce0, over reduce_interleaved: each level's reads and writes go to on-chip shared memory instead of
-// global memory, which is read once; the input stays untouched. Zeros past n make every tail guard go away.
+// Task 03.2 (reduce0), over reduce_interleaved: each level's reads and writes go to on-chip shared memory
+// instead of global memory, which is read once; the input stays untouched. Zeros past n make every tail
+// guard go away.
 __global__ void reduce_shared_modulo_kernel(const int* in, std::size_t n, long long* total)
 {
     extern __shared__ int partial[];
@@ -45,8 +37,8 @@ __global__ void reduce_shared_modulo_kernel(const int* in, std::size_t n, long l
     if (tid == 0) add_block_sum(total, partial[0]);
 }
 
-// reduce1, over reduce0: no modulo, and the busy threads are 0, 1, 2, ... so whole warps idle together; but
-// thread tid now touches word 2*s*tid, and many threads of a warp hit the same shared-memory bank.
+// Task 03.3 (reduce1), over reduce0: no modulo, and the busy threads are 0, 1, 2, ... so whole warps idle
+// together; but thread tid now touches word 2*s*tid, and many threads of a warp hit the same bank.
 __global__ void reduce_shared_strided_kernel(const int* in, std::size_t n, long long* total)
 {
     extern __shared__ int partial[];
@@ -62,8 +54,8 @@ __global__ void reduce_shared_strided_kernel(const int* in, std::size_t n, long 
     if (tid == 0) add_block_sum(total, partial[0]);
 }
 
-// reduce2, over reduce1: sequential addressing - the 32 threads of a warp touch 32 consecutive words, one
-// per bank, so no bank conflicts, and the busy threads still form whole warps.
+// Task 03.4 (reduce2), over reduce1: sequential addressing - the busy lanes of a warp touch consecutive
+// words, one per bank, so no bank conflicts, and the busy threads still form whole warps.
 __global__ void reduce_shared_sequential_kernel(const int* in, std::size_t n, long long* total)
 {
     extern __shared__ int partial[];
