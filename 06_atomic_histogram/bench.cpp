@@ -1,6 +1,8 @@
 // Chapter 06 benchmark: the progression of the GPU histograms against CUB's DeviceHistogram::HistogramEven, for
-// uniform and for all-identical bytes, on --n bytes (default 1 GiB) and on the seed's 100 MiB. Every result is
-// checked before it is timed. Four tables, and one CSV (--csv) with all four (its `title` column tells them apart).
+// uniform and for all-identical bytes, on --n bytes (default 1 GiB) and on the seed's 100 MiB; then the size
+// sweep of histogram_vectorized against CUB from 1 KiB to --n bytes, cold (L2 flushed) and hot. Every result
+// is checked before it is timed. One CSV (--csv) with the four tables (its `title` column tells them apart),
+// and the sweep in <csv>-sweep.csv.
 //   build/subprojects/06_atomic_histogram/bin/histogram_bench --runs 20 --block 1024 --csv histogram.csv
 //   ... --kernel histogram_vectorized    (only that kernel, and CUB; repeatable; --list names them)
 #include "histogram.hpp"
@@ -14,11 +16,13 @@
 #include "course/device_buffer.hpp"
 #include "course/reference.hpp"
 #include "course/report.hpp"
+#include "course/sweep.hpp"
 #include "course/timer.hpp"
 #include "course/verify.hpp"
 
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,15 +58,36 @@ int main(int argc, char** argv)
         std::vector<std::size_t> sizes{args.n};
         if (args.n > kSeedSize) sizes.push_back(kSeedSize);
 
+        const course::Conditions start = course::read_conditions();
         course::DeviceBuffer<std::uint8_t> d_in(args.n);
         course::DeviceBuffer<unsigned> d_bins(histogram_bins);
         course::cub_ref::Histogram256 cub(args.n);
         bool all_correct = true;
         bool first_csv_table = true;
 
+        std::vector<course::SizeSweep> sweeps;
+        sweeps.reserve(2);
+        const HistogramStep& best = histogram_progression[std::size(histogram_progression) - 1];
         for (const auto dist : {course::ByteDistribution::uniform, course::ByteDistribution::identical}) {
             const auto host = course::random_bytes(args.n, args.seed, dist);
             d_in.copy_from_host(host);
+            // The sweep: the best kernel and CUB at every size, each checked once before it is timed.
+            course::SizeSweep& sweep = sweeps.emplace_back(
+                std::string("06_atomic_histogram, ") + course::to_string(dist) + " bytes", best.name, "CUB HistogramEven");
+            for (const std::size_t n : course::SizeSweep::sizes(args.n)) {
+                const course::Histogram256 expected = course::histogram_reference(host.data(), n);
+                const auto kernel = [&, n] { best.launch(d_in.data(), d_bins.data(), n, args.block, 0); };
+                const auto reference = [&, n] { cub(d_in.data(), d_bins.data(), n); };
+                bool right = true;
+                for (const auto& run : {std::function<void()>(kernel), std::function<void()>(reference)}) {
+                    d_bins.fill_bytes(0xAB);
+                    run();
+                    right = right && !course::first_mismatch(expected.data(), d_bins.to_host().data(), histogram_bins);
+                }
+                if (right) sweep.add(n, static_cast<double>(n), kernel, reference, args.runs);
+                else std::cerr << "size sweep, n = " << n << ": a wrong histogram: not timed\n";
+                all_correct = all_correct && right;
+            }
             for (const std::size_t n : sizes) {
                 const course::Histogram256 expected = course::histogram_reference(host.data(), n);
                 const double bytes = static_cast<double>(n);
@@ -106,6 +131,11 @@ int main(int argc, char** argv)
                 if (!args.csv.empty()) table.write_csv(args.csv, !first_csv_table);
                 first_csv_table = false;
             }
+        }
+        const std::string conditions = course::describe_conditions(start, course::read_conditions());
+        for (std::size_t i = 0; i < sweeps.size(); ++i) {
+            sweeps[i].print(std::cout, conditions);
+            if (!args.csv.empty()) sweeps[i].write_csv(course::sweep_csv_path(args.csv), conditions, i > 0);
         }
         return all_correct ? 0 : 1;
     });
