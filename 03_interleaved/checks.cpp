@@ -130,11 +130,7 @@ void check_nothing_read_past_n(const std::string& task)
 void check_own_stream(const std::string& task)
 {
     const InterleavedStep& step = step_of(task);
-    struct Stream {
-        cudaStream_t s = nullptr;
-        Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-        ~Stream() { cudaStreamDestroy(s); }
-    } stream;
+    const course::Stream stream;
     const std::size_t n = (std::size_t{1} << 22) + 5;
     const auto host = course::random_ints(n, course::testing::seed(3));
     DeviceBuffer<int> data(n);
@@ -142,9 +138,9 @@ void check_own_stream(const std::string& task)
     DeviceBuffer<long long> total(1);
     total.fill_bytes(poison);
     long long got = 0;
-    step.launch(data.data(), total.data(), n, 256, stream.s);
-    CUDA_CHECK(cudaMemcpyAsync(&got, total.data(), sizeof got, cudaMemcpyDeviceToHost, stream.s));
-    CUDA_CHECK(cudaStreamSynchronize(stream.s));
+    step.launch(data.data(), total.data(), n, 256, stream.get());
+    CUDA_CHECK(cudaMemcpyAsync(&got, total.data(), sizeof got, cudaMemcpyDeviceToHost, stream.get()));
+    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     CHECK_RESULT(task, call(step.name, n, 256) << " on a non-blocking stream", got,
                  course::sum_reference(host.data(), n));
 }
@@ -153,7 +149,7 @@ void check_own_stream(const std::string& task)
 void check_rejects_bad_arguments(const std::string& task)
 {
     const InterleavedStep& step = step_of(task);
-    INFO(task << ": " << step.name);
+    INFO(task << ": " << std::string(step.name));
     int* const data = reinterpret_cast<int*>(std::uintptr_t{0x1000});
     long long* const total = reinterpret_cast<long long*>(std::uintptr_t{0x2000});
     for (int block : {0, -32, 16, 33, 96, 2048}) {
@@ -185,17 +181,6 @@ void check_small_sizes(const std::string& task)
 constexpr std::size_t large_n = (std::size_t{1} << 32) + (std::size_t{1} << 20) + 3;
 constexpr std::size_t tile_length = 1000003;
 
-void fill_periodic(int* d_data, std::size_t n, const std::vector<int>& tile)
-{
-    const std::size_t first = std::min(n, tile.size());
-    CUDA_CHECK(cudaMemcpy(d_data, tile.data(), first * sizeof(int), cudaMemcpyHostToDevice));
-    for (std::size_t done = first; done < n;) {  // done is a multiple of the tile: the pattern continues
-        const std::size_t length = std::min(done, n - done);
-        CUDA_CHECK(cudaMemcpy(d_data + done, d_data, length * sizeof(int), cudaMemcpyDeviceToDevice));
-        done += length;
-    }
-}
-
 long long periodic_sum(std::size_t n, const std::vector<int>& tile)
 {
     const long long whole = course::sum_reference(tile.data(), tile.size());
@@ -210,7 +195,7 @@ void check_large(const std::string& task)
     DeviceBuffer<int> data(large_n);
     DeviceBuffer<long long> total(1);
     for (int block : {32, 1024}) {
-        if (block == 32 || overwrites_input(step)) fill_periodic(data.data(), large_n, tile);
+        if (block == 32 || overwrites_input(step)) course::fill_periodic(data.data(), large_n, tile);
         total.fill_bytes(poison);
         step.launch(data.data(), total.data(), large_n, block, 0);
         CHECK_RESULT(task, call(step.name, large_n, block) << " (past 2^32 elements: is every index 64-bit?)",

@@ -259,10 +259,7 @@ struct LargeInput {
         : n(n_), period(one_period.size()), prefix(period + 1, 0), data(n_)
     {
         for (std::size_t i = 0; i < period; ++i) prefix[i + 1] = prefix[i] + one_period[i];
-        CUDA_CHECK(cudaMemcpy(data.data(), one_period.data(), period * sizeof(T), cudaMemcpyHostToDevice));
-        for (std::size_t filled = period; filled < n; filled *= 2)  // double the repeated part each time
-            CUDA_CHECK(cudaMemcpy(data.data() + filled, data.data(), std::min(filled, n - filled) * sizeof(T),
-                                  cudaMemcpyDeviceToDevice));
+        course::fill_periodic(data.data(), n, one_period);
     }
     long long sum_below(std::size_t end) const { return static_cast<long long>(end / period) * prefix[period] + prefix[end % period]; }
     long long sum(std::size_t first, std::size_t count) const { return sum_below(first + count) - sum_below(first); }
@@ -412,14 +409,6 @@ void check_integer_valued_floats(const Kernel<float, Total>& k, Input<float>& in
                              static_cast<double>(run(k, in, offset, n, block)), in.sum(offset, n));
 }
 
-// A stream of its own, not synchronized with the default stream.
-struct Stream {
-    cudaStream_t s = nullptr;
-    Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-    ~Stream() { cudaStreamDestroy(s); }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-};
 
 }  // namespace
 
@@ -625,18 +614,18 @@ TEST_CASE("TODO(04.6) reduce_vectorized: two launches at once on two streams, on
     const std::size_t largest = (std::size_t{1} << 24) + 3;
     Input<int> a(course::random_ints(largest, course::testing::seed(11)));
     Input<int> b(course::random_ints(largest, course::testing::seed(12)));
-    Stream stream_a, stream_b;
+    const course::Stream stream_a, stream_b;
     ReduceWorkspace workspace_a, workspace_b;
     DeviceBuffer<long long> total_a(1), total_b(1);
     const std::pair<std::size_t, std::size_t> sizes[] = {{(1u << 16) + 3, (1u << 15) + 1}, {largest, (1u << 23) + 1}};
     for (const auto& [n_a, n_b] : sizes)
         for (int round = 0; round < 5; ++round) {
-            CUDA_CHECK(cudaMemsetAsync(total_a.data(), poison, sizeof(long long), stream_a.s));
-            CUDA_CHECK(cudaMemsetAsync(total_b.data(), poison, sizeof(long long), stream_b.s));
-            reduce_vectorized(a.pristine.data(), total_a.data(), n_a, 256, workspace_a, stream_a.s);
-            reduce_vectorized(b.pristine.data(), total_b.data(), n_b, 256, workspace_b, stream_b.s);
-            CUDA_CHECK(cudaStreamSynchronize(stream_a.s));
-            CUDA_CHECK(cudaStreamSynchronize(stream_b.s));
+            CUDA_CHECK(cudaMemsetAsync(total_a.data(), poison, sizeof(long long), stream_a.get()));
+            CUDA_CHECK(cudaMemsetAsync(total_b.data(), poison, sizeof(long long), stream_b.get()));
+            reduce_vectorized(a.pristine.data(), total_a.data(), n_a, 256, workspace_a, stream_a.get());
+            reduce_vectorized(b.pristine.data(), total_b.data(), n_b, 256, workspace_b, stream_b.get());
+            CUDA_CHECK(cudaStreamSynchronize(stream_a.get()));
+            CUDA_CHECK(cudaStreamSynchronize(stream_b.get()));
             CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n_a, 256) << " on stream A, beside stream B (round "
                                                                             << round << ")",
                          total_a.to_host()[0], a.sum(0, n_a));

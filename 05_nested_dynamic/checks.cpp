@@ -103,19 +103,17 @@ void check_two_streams(const std::string& task, const NestedStep& step)
         Input input;
         NestedWorkspace workspace;
         course::DeviceBuffer<long long> total;
-        cudaStream_t stream = nullptr;
+        course::Stream stream;
     };
     Run runs[] = {{100003, 7}, {99991, 8}};
     for (Run& r : runs) {
-        CUDA_CHECK(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
         r.workspace.poison(0xAB);
         r.total.fill_bytes(0xAB);
     }
     CUDA_CHECK(cudaDeviceSynchronize());  // the inputs and the poison are in place (non-blocking streams do not wait)
-    for (Run& r : runs) step.launch(r.input.device.data(), r.total.data(), r.n, r.workspace, r.stream);
+    for (Run& r : runs) step.launch(r.input.device.data(), r.total.data(), r.n, r.workspace, r.stream.get());
     for (Run& r : runs) {
-        CUDA_CHECK(cudaStreamSynchronize(r.stream));
-        CUDA_CHECK(cudaStreamDestroy(r.stream));
+        r.stream.synchronize();
         const std::string what = call(step.name, r.n) + " on one of two streams at once";
         try {
             r.workspace.check();
@@ -196,9 +194,9 @@ bool variant_works(const std::string& task, const NestedStep& step, const Input&
     course::DeviceBuffer<long long> d_total(1);
     const Outcome got = run_once(task, step, workspace, input.device.data(), n, d_total);
     const bool works = got.sum && *got.sum == input.expected(n);
-    VERIFY(works, task << ": depends on TODO(" << step.task << ") (" << step.name << "), which fails: "
+    VERIFY(works, task << ": depends on TODO(" << std::string(step.task) << ") (" << std::string(step.name) << "), which fails: "
                        << call(step.name, n) << (got.sum ? " gave a wrong sum" : " gave no sum: " + got.error)
-                       << "; fix TODO(" << step.task << ") first");
+                       << "; fix TODO(" << std::string(step.task) << ") first");
     return works;
 }
 
@@ -380,14 +378,11 @@ TEST_CASE("given flat_reduce: sizes 0 to 2^26, negative values, 64-bit totals, o
     check_sum("flat_reduce", step, unused, d_big.data(), near_int_max.size(),
               course::sum_reference(near_int_max.data(), near_int_max.size()), " of values near INT_MAX");
 
-    cudaStream_t stream = nullptr;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const course::Stream stream;
     course::DeviceBuffer<long long> d_total(1);
-    d_total.fill_bytes(0xAB);
-    CUDA_CHECK(cudaDeviceSynchronize());  // the poison is in place (a non-blocking stream does not wait for it)
-    flat_reduce(input.device.data(), d_total.data(), 999983, stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    CUDA_CHECK(cudaStreamDestroy(stream));
+    d_total.fill_bytes(0xAB);  // synchronous: in place before the non-blocking stream starts
+    flat_reduce(input.device.data(), d_total.data(), 999983, stream.get());
+    stream.synchronize();
     CHECK_RESULT("flat_reduce", call("flat_reduce", 999983) << " on a stream of its own", d_total.to_host()[0],
                  input.expected(999983));
 }

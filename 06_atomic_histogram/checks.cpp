@@ -136,14 +136,12 @@ public:
     // both go on it (the poison before and the copy after do), else the copy can overtake them.
     void run_on_stream(const Input& in, std::size_t offset, std::size_t n, int block)
     {
-        cudaStream_t stream = nullptr;
-        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        const course::Stream stream;
         std::vector<unsigned> got(histogram_bins);
-        CUDA_CHECK(cudaMemsetAsync(bins_.data(), 0xAB, bins_.bytes(), stream));
-        launch_(in.device.data() + offset, bins_.data(), n, block, stream);
-        CUDA_CHECK(cudaMemcpyAsync(got.data(), bins_.data(), bins_.bytes(), cudaMemcpyDeviceToHost, stream));
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        CUDA_CHECK(cudaStreamDestroy(stream));
+        CUDA_CHECK(cudaMemsetAsync(bins_.data(), 0xAB, bins_.bytes(), stream.get()));
+        launch_(in.device.data() + offset, bins_.data(), n, block, stream.get());
+        CUDA_CHECK(cudaMemcpyAsync(got.data(), bins_.data(), bins_.bytes(), cudaMemcpyDeviceToHost, stream.get()));
+        stream.synchronize();
         require_histogram(task_, describe(in, offset, n, block) + " on a non-blocking stream", got,
                           expected(in, offset, n), n);
     }
@@ -266,10 +264,7 @@ public:
           device_(kLargeOffset + kLargeN)
     {
         for (std::size_t i = kPeriod / 2; i < kPeriod; ++i) period_[i] = period_[i / 20 * 20];
-        device_.copy_from_host(period_);
-        for (std::size_t filled = kPeriod; filled < device_.size(); filled *= 2)  // filled: whole periods
-            CUDA_CHECK(cudaMemcpy(device_.data() + filled, device_.data(), std::min(filled, device_.size() - filled),
-                                  cudaMemcpyDeviceToDevice));
+        course::fill_periodic(device_.data(), device_.size(), period_);
     }
 
     const std::uint8_t* data() const { return device_.data() + kLargeOffset; }  // kLargeN bytes

@@ -333,7 +333,7 @@ void check_multi_tile(const char* task_id, bool check_misaligned)
                                 task << ": " << call(step.name, 1, block) << " must reject the block size");
     CHECK_THROWS_AS_MESSAGE(step.launch(nullptr, nullptr, ScanKind::inclusive, scratch.max_n() + 1, 256, scratch,
                                         nullptr),
-                            std::invalid_argument, task << ": " << step.name << " must reject n > the scratch's max_n");
+                            std::invalid_argument, task << ": " << std::string(step.name) << " must reject n > the scratch's max_n");
 }
 
 // Small sizes for racecheck and synccheck: blocks 32, 256, 1024; one tile, several tiles, two levels.
@@ -385,7 +385,7 @@ void check_large(const char* task_id)
         std::size_t k = 0;
         while (k < count && chunk[k] == expected(k)) ++k;
         VERIFY(k == count, what << ": element " << start + k << " is " << chunk[k] << ", expected " << expected(k)
-                                << (chunk[k] == poison_int() ? " (never written: a 32-bit index?)" : ""));
+                                << std::string(chunk[k] == poison_int() ? " (never written: a 32-bit index?)" : ""));
         if (k != count) return;
     }
 }

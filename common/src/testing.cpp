@@ -217,10 +217,10 @@ void check_sanitizer_clean(const char* task, const char* tool, const std::string
         std::stoi(counts[1].str()) > 0;
     const bool clean = summaries_clean(report);
     VERIFY(cases_passed && clean,
-           std::string(task) << ": compute-sanitizer --tool " << tool << " on '" << filter << "' "
-                             << (clean ? "(no hazard reported) but the cases failed or did not run"
-                                       : "reports a problem (a race, a missing barrier or a barrier not every "
-                                         "thread reaches)")
+           std::string(task) << ": compute-sanitizer --tool " << std::string(tool) << " on '" << filter << "' "
+                             << std::string(clean ? "(no hazard reported) but the cases failed or did not run"
+                                                  : "reports a problem (a race, a missing barrier or a barrier "
+                                                    "not every thread reaches)")
                              << "; exit code " << code << "; its report:\n" << report.substr(0, 6000));
 }
 

@@ -11,6 +11,7 @@
 
 #include "course/check.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -74,9 +75,12 @@ public:
     }
 
     // Sets every byte to `byte`: checks poison outputs with it so an unwritten element cannot look right.
+    // Synchronous: returns once the bytes are written (a plain cudaMemset may still be running when it
+    // returns, and work on a non-blocking stream does not wait for it).
     void fill_bytes(unsigned char byte)
     {
         if (count_ > 0) CUDA_CHECK(cudaMemset(ptr_, byte, bytes()));
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
 
 private:
@@ -93,6 +97,33 @@ private:
 
     T* ptr_ = nullptr;
     std::size_t count_ = 0;
+};
+
+// d_data[0, n) = `period` repeated: copied to the device once, then doubled with device-to-device copies, so
+// an input past 2^31 elements takes about log2(n / period.size()) copies. Synchronous.
+template <class T>
+void fill_periodic(T* d_data, std::size_t n, const std::vector<T>& period)
+{
+    const std::size_t first = std::min(n, period.size());
+    if (first > 0) CUDA_CHECK(cudaMemcpy(d_data, period.data(), first * sizeof(T), cudaMemcpyHostToDevice));
+    for (std::size_t filled = first; filled < n; filled *= 2)  // filled is a whole number of periods
+        CUDA_CHECK(cudaMemcpy(d_data + filled, d_data, std::min(filled, n - filled) * sizeof(T),
+                              cudaMemcpyDeviceToDevice));
+}
+
+// A stream of its own (RAII), created non-blocking: it does not synchronize with the default stream, so
+// work launched on it shows whether a launcher really puts all of its work on the stream it is given.
+class Stream {
+public:
+    Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(stream_); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return stream_; }
+    void synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+private:
+    cudaStream_t stream_ = nullptr;
 };
 
 }  // namespace course
