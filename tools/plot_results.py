@@ -5,7 +5,9 @@
     python3 tools/plot_results.py build docs/results    # copies the CSVs, writes NN_name.png and NN_name.md
 
 Each plot shows GB/s per kernel (one panel per table of the chapter's benchmark), with the same run's
-device-to-device copy bandwidth and the reference call (CUB) as horizontal lines. Needs matplotlib
+device-to-device copy bandwidth and the reference call (CUB) as horizontal lines. A size sweep
+(NN_name-sweep.csv, written by course::SizeSweep) becomes NN_name-sweep.png and NN_name-sweep.md: GB/s of the
+chapter's best kernel and of CUB against n, cold (L2 flushed) and hot, with the run's conditions. Needs matplotlib
 (`python3 -m pip install matplotlib` or `apt install python3-matplotlib`).
 """
 import csv
@@ -73,6 +75,42 @@ def plot(tables, chapter, png):
     plt.close(fig)
 
 
+def plot_sweep(path, png, md):
+    """A SizeSweep CSV: one panel per title, GB/s against n (log scale), kernel and CUB, cold and hot."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sweeps = read_tables(path)
+    fig, axes = plt.subplots(len(sweeps), 1, figsize=(9, 3.6 * len(sweeps)), squeeze=False)
+    lines = []
+    for ax, (title, rows) in zip(axes[:, 0], sweeps.items()):
+        kernel, reference = rows[0]["kernel"], rows[0]["reference"]
+        lines += [f"### {title}: {kernel} against {reference}\n",
+                  "| n | cache | kernel ms | reference ms | vs reference |", "|---:|---|---:|---:|---:|"]
+        for cache, style in (("cold", "-"), ("hot", "--")):
+            part = [r for r in rows if r["cache"] == cache]
+            n = [int(r["n"]) for r in part]
+            for name, column, color in ((kernel, "kernel_ms", "#4c72b0"), (reference, "reference_ms", "#c44e52")):
+                gbps = [float(r["bytes"]) / (float(r[column]) * 1e6) for r in part]
+                ax.plot(n, gbps, style, color=color, marker="o", markersize=3, label=f"{name}, {cache}")
+        for r in rows:
+            lines.append(f"| {r['n']} | {r['cache']} | {float(r['kernel_ms']):.4f} | {float(r['reference_ms']):.4f} | "
+                         f"{float(r['vs_reference']):.2f}x |")
+        lines.append(f"\ncold: L2 flushed before every timed run; hot: the same call repeated. {rows[0]['conditions']}\n")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("n (elements)", fontsize=8)
+        ax.set_ylabel("GB/s", fontsize=8)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(rows[0]["conditions"].split(";")[0] + " — " + rows[0]["conditions"].rsplit(";", 1)[-1], fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    md.write_text(f"# {path.stem}: measured\n\n" + "\n".join(lines) + "\n")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -85,7 +123,10 @@ def main():
         if src.resolve() != (out / src.name).resolve():
             shutil.copy(src, out / src.name)
         if src.stem.endswith("-sweep"):
-            continue  # extra tables (e.g. 04's size sweep) are copied as they are
+            if "cache" in (out / src.name).read_text().split("\n", 1)[0].split(","):  # a course::SizeSweep
+                plot_sweep(out / src.name, out / f"{src.stem}.png", out / f"{src.stem}.md")
+                print(f"{src.stem}: {out / (src.stem + '.png')}, {out / (src.stem + '.md')}")
+            continue  # other extra tables (05's launch costs) are copied as they are
         tables = read_tables(out / src.name)
         chapter = src.stem
         (out / f"{chapter}.md").write_text(f"# {chapter}: measured\n\n" + markdown(tables))
