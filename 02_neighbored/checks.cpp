@@ -180,12 +180,6 @@ void check_small_sizes(const std::string& task)
 constexpr std::size_t large_n = (std::size_t{1} << 32) + (std::size_t{1} << 20) + 3;
 constexpr std::size_t tile_length = 1000003;
 
-long long periodic_sum(std::size_t n, const std::vector<int>& tile)
-{
-    const long long whole = course::sum_reference(tile.data(), tile.size());
-    return static_cast<long long>(n / tile.size()) * whole + course::sum_reference(tile.data(), n % tile.size());
-}
-
 void check_large(const std::string& task)
 {
     const NeighboredStep& step = step_of(task);
@@ -200,7 +194,7 @@ void check_large(const std::string& task)
         total.fill_bytes(poison);
         step.launch(data.data(), total.data(), large_n, block, workspace, 0);
         CHECK_RESULT(task, call(step.name, large_n, block) << " (past 2^32 elements: is every index 64-bit?)",
-                     total.to_host()[0], periodic_sum(large_n, tile));
+                     total.to_host()[0], course::periodic_sum_reference(tile.data(), tile.size(), large_n));
     }
 }
 

@@ -77,4 +77,9 @@ void exclusive_scan_reference(const float* in, double* out, std::size_t n)
     }
 }
 
+std::int64_t periodic_sum_reference(const int* period, std::size_t length, std::size_t n)
+{
+    return static_cast<std::int64_t>(n / length) * sum_reference(period, length) + sum_reference(period, n % length);
+}
+
 }  // namespace course

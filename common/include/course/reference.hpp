@@ -11,6 +11,9 @@ namespace course {
 // Exact 64-bit sums of integer data.
 std::int64_t sum_reference(const int* data, std::size_t n);
 std::int64_t sum_reference(const std::uint8_t* data, std::size_t n);
+// The sum of n elements that repeat `period` (length elements) from its start, as course::fill_periodic
+// writes them: whole periods times the period's sum, plus the first n % length elements.
+std::int64_t periodic_sum_reference(const int* period, std::size_t length, std::size_t n);
 
 // Sum of floats in double with Neumaier compensation: its own error is far below float rounding, so it can
 // stand in for the exact sum when a float kernel's tolerance is derived.
