@@ -181,9 +181,17 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for i, outcome in zip(shared, pool.map(run_one, shared)):
             outcomes[i] = outcome
+    # A kernel that hung already failed its task: its large test, and the chapter's lesson tests (which run the
+    # chapter's kernels under Nsight Compute), would only hang again, one time limit each.
+    hung = {TASK_TEST.match(tests[i]["name"]).group(1, 2): tests[i]["name"] for i in shared
+            if outcomes[i].status == FAILED and outcomes[i].reason.startswith("TIMEOUT")}
     for i in runnable:
         if alone(tests[i]):
-            outcomes[i] = run_one(i)
+            m = TASK_TEST.match(tests[i]["name"])
+            blocker = hung.get(m.group(1, 2)) or (is_lesson(tests[i]["name"]) and
+                                                  next((n for k, n in hung.items() if k[0] == m.group(1)), None))
+            outcomes[i] = (Outcome(tests[i]["name"], FAILED, f"not run: '{blocker}' timed out (a hung kernel)")
+                           if blocker else run_one(i))
 
     tasks = {}
     for test, outcome in zip(tests, outcomes):
