@@ -54,8 +54,12 @@ struct TileStatus {
 // called cudaMalloc/cudaFree inside its recursion, which synchronizes the device on every level):
 //   - block sums of every recursion level, sized for the smallest tile any launcher uses (64 items:
 //     scan_multiblock at block 32), which needs the most;
-//   - for scan_single_pass: word 0 is the tile-ticket counter, words 1.. one status word per tile, and the
-//     record of a look-back that waited too long (see check()).
+//   - for scan_single_pass: two sets of tile statuses (word 0 the tile-ticket counter, words 1.. one status word
+//     per tile), and the record of a look-back that waited too long (see check()).
+// A single-pass launch needs all of its statuses at X (zero) when it starts. A memset before it would be a second
+// operation on the stream (at small n it costs as much as the scan), so the launches use the two sets in turn:
+// each launch takes the set that is all zero and zeroes the words that the launch before it wrote in the other
+// set, inside the kernel. The scratch remembers how many words that was.
 // One call at a time: two scans in flight (two streams, two threads) need two ScanScratch objects.
 class ScanScratch {
 public:
@@ -66,7 +70,27 @@ public:
 
     std::size_t max_n() const { return max_n_; }
     unsigned* block_sums() { return block_sums_.data(); }
-    unsigned long long* tile_status() { return tile_status_.data(); }
+
+    // The statuses of the next scan_single_pass launch: `current` is all zero; the launch zeroes
+    // next[0, next_dirty), after which both sets are ready for the launch after it.
+    struct SinglePassStatus {
+        unsigned long long* current;
+        unsigned long long* next;
+        std::size_t next_dirty;
+    };
+    SinglePassStatus single_pass_status()
+    {
+        return {status_[parity_].data(), status_[1 - parity_].data(), dirty_[1 - parity_]};
+    }
+    // Call once the launch of `tiles` tiles with single_pass_status() is enqueued: it wrote `current`'s first
+    // tiles + 1 words and zeroed all of `next` that was dirty.
+    void single_pass_launched(std::size_t tiles)
+    {
+        dirty_[1 - parity_] = 0;
+        dirty_[parity_] = tiles + 1;
+        parity_ = 1 - parity_;
+    }
+
     // 0, or (waiting tile << 32) | awaited tile of the first look-back wait that gave up (scan_single_pass).
     unsigned long long* look_back_timeout() { return look_back_timeout_.data(); }
 
@@ -92,7 +116,9 @@ public:
 private:
     std::size_t max_n_;
     course::DeviceBuffer<unsigned> block_sums_;
-    course::DeviceBuffer<unsigned long long> tile_status_;
+    course::DeviceBuffer<unsigned long long> status_[2];
+    std::size_t dirty_[2] = {0, 0};  // words of each status set that a launch wrote since it was last zeroed
+    int parity_ = 0;                 // the set the next single-pass launch uses
     course::DeviceBuffer<unsigned long long> look_back_timeout_;
 };
 

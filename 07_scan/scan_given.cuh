@@ -36,14 +36,14 @@ template <> struct Vec4<unsigned> { using type = uint4; };
 template <> struct Vec4<float> { using type = float4; };
 
 // How the 16-byte accesses treat the cache. The single pass reads and writes every item exactly once, so it marks
-// them streaming (__ldcs / __stcs, "evict first"). scan_warp_shuffle reads its input twice and keeps ordinary
-// accesses.
+// them streaming: loads cached in L2 only (__ldcg: no L1 line that nothing would read again), stores evict-first
+// (__stcs). scan_warp_shuffle reads its input twice and keeps ordinary accesses.
 enum class Access { cached, streaming };
 
 template <Access access, class V>
 __device__ __forceinline__ V load_vector(const V* p)
 {
-    if constexpr (access == Access::streaming) return __ldcs(p);
+    if constexpr (access == Access::streaming) return __ldcg(p);
     else return *p;
 }
 
@@ -170,7 +170,8 @@ __device__ __forceinline__ void store_status(unsigned long long* word, unsigned 
 
 // Pauses of the look-back, in nanoseconds (CUB's sm_90 tuning for 4-byte sums; README "Waiting: when to look").
 // First wait: once A is out, give the predecessors about one L2 round trip to publish their P's, so that
-// one window usually ends the look-back. Poll wait: between re-reads of a window that still shows X.
+// one window usually ends the look-back; the launcher passes it in TileStatusArray::first_wait_ns, and 0 when
+// every tile of the launch fits on the GPU at once. Poll wait: between re-reads of a window that still shows X.
 inline constexpr unsigned look_back_first_wait_ns = 1245;
 inline constexpr unsigned look_back_poll_wait_ns = 648;
 // The bound of one wait in read_window: a tile that shows X for this long will never publish.
@@ -180,6 +181,7 @@ inline constexpr unsigned long long look_back_timeout_ns = 1000000000ull;  // 1 
 struct TileStatusArray {
     unsigned long long* words;    // words[t]: tile t's status word; every word is X when the launch starts
     unsigned long long* timeout;  // ScanScratch::look_back_timeout(): where a wait that gave up is recorded
+    unsigned first_wait_ns;       // how long a tile sleeps after publishing its A, before it looks back
 };
 
 // Nanoseconds of the GPU's global timer (wall-clock time, the same on every SM).

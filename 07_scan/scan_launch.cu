@@ -41,26 +41,37 @@ __global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, 
 // Over 07.4: one kernel, each item read once and written once (2n, streaming accesses). Tile ids come from an
 // atomic counter in the order blocks start (not blockIdx.x, which the hardware may schedule in any order): a block
 // only ever waits for tiles whose blocks have already started, so every tile it waits for will publish.
-// tile_status[0] is the ticket counter, tile_status[1 + t] tile t's status word.
+// status.current[0] is the ticket counter, status.current[1 + t] tile t's status word, all zero at the start; the
+// blocks also zero the words of status.next that the previous launch wrote (ScanScratch: no memset launch).
 template <class T>
 __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, std::size_t n,
-                                                           unsigned long long* tile_status,
-                                                           unsigned long long* look_back_timeout, ScanKind kind,
-                                                           bool vector_io)
+                                                           ScanScratch::SinglePassStatus status,
+                                                           unsigned long long* look_back_timeout,
+                                                           unsigned first_wait_ns, ScanKind kind, bool vector_io)
 {
     __shared__ BlockScanStorage<T> storage;
     __shared__ unsigned long long ticket;
-    if (threadIdx.x == 0) ticket = atomicAdd(&tile_status[0], 1ull);
+    if (threadIdx.x == 0) ticket = atomicAdd(&status.current[0], 1ull);
+    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < status.next_dirty;
+         i += threads)
+        status.next[i] = 0;
     __syncthreads();
     const std::size_t tile = ticket;
     const std::size_t tile_start = tile * blockDim.x * scan_items_per_thread;
+    // The status words were zeroed long ago (an L2 miss each); tiles publish in about ticket order, so fetching
+    // the line 32 tiles ahead into L2 puts every look-back's words there before it reads them.
+    constexpr std::size_t prefetch_ahead = 32;
+    if (threadIdx.x == 0 && tile + prefetch_ahead < gridDim.x)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(status.current + 1 + tile + prefetch_ahead));
 
     T items[rounds][4];
     T run_prefix[rounds];
     load_items<Access::streaming>(in, n, tile_start, vector_io, items);
     const T aggregate = block_scan_items(items, run_prefix, storage);
     if (threadIdx.x < 32) {
-        const T prefix = decoupled_look_back(TileStatusArray{tile_status + 1, look_back_timeout}, tile, aggregate);
+        const T prefix =
+            decoupled_look_back(TileStatusArray{status.current + 1, look_back_timeout, first_wait_ns}, tile, aggregate);
         if (threadIdx.x == 0) storage.tile_prefix = prefix;
     }
     __syncthreads();
@@ -138,12 +149,16 @@ void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::
     check_arguments(launcher, in, out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
     if (n == 0) return;
     const unsigned tiles = course::grid_for(launcher, n, static_cast<std::size_t>(block) * scan_items_per_thread);
-    // Every status back to X and the ticket counter to 0, ordered before the kernel on the same stream.
-    const std::size_t status_bytes = (tiles + std::size_t{1}) * sizeof(unsigned long long);
-    CUDA_CHECK(cudaMemsetAsync(scratch.tile_status(), 0, status_bytes, stream));
-    single_pass_kernel<T><<<tiles, block, 0, stream>>>(in, out, n, scratch.tile_status(), scratch.look_back_timeout(),
-                                                       kind, vector_io(in, out));
+    // The first wait lets predecessors that started up to a round trip earlier publish their P's. When the whole
+    // grid fits on the GPU at once, every tile starts together and the wait only adds latency: from 2^14 to 2^20
+    // items a variant of this kernel ran 1.02-1.15x faster without it, from 2^22 up slower (H100, 2026-11-22).
+    const bool one_wave = tiles <= course::resident_blocks(single_pass_kernel<T>, block);
+    const unsigned first_wait_ns = one_wave ? 0u : look_back_first_wait_ns;
+    single_pass_kernel<T><<<tiles, block, 0, stream>>>(in, out, n, scratch.single_pass_status(),
+                                                       scratch.look_back_timeout(), first_wait_ns, kind,
+                                                       vector_io(in, out));
     CUDA_CHECK_LAUNCH();
+    scratch.single_pass_launched(tiles);
 }
 
 const unsigned* as_unsigned(const int* p) { return reinterpret_cast<const unsigned*>(p); }
@@ -157,9 +172,12 @@ using namespace scan_detail;
 ScanScratch::ScanScratch(std::size_t max_n)
     : max_n_(max_n),
       block_sums_(block_sum_slots(max_n, smallest_tile)),
-      tile_status_(1 + course::ceil_div(max_n, smallest_single_pass_tile)),
+      status_{course::DeviceBuffer<unsigned long long>(1 + course::ceil_div(max_n, smallest_single_pass_tile)),
+              course::DeviceBuffer<unsigned long long>(1 + course::ceil_div(max_n, smallest_single_pass_tile))},
       look_back_timeout_(1)
 {
+    status_[0].fill_bytes(0);
+    status_[1].fill_bytes(0);
     CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof(unsigned long long)));
 }
 
@@ -242,8 +260,9 @@ LookBackProbe probe_decoupled_look_back(const std::vector<unsigned long long>& s
     prefixes.fill_bytes(0xAB);
     saw_aggregate.fill_bytes(0);
     const long long late = late_tile < tile ? static_cast<long long>(late_tile) : -1;
-    look_back_probe_kernel<<<2, 32>>>(TileStatusArray{words.data(), timeout.data()}, tile, aggregate, late, late_word,
-                                      prefixes.data(), saw_aggregate.data());
+    const TileStatusArray status{words.data(), timeout.data(), look_back_first_wait_ns};
+    look_back_probe_kernel<<<2, 32>>>(status, tile, aggregate, late, late_word, prefixes.data(),
+                                      saw_aggregate.data());
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaDeviceSynchronize());
     LookBackProbe probe{};

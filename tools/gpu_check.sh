@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: configure and build the solutions, then run the selected stages.
 #
-#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench starter grade mutants   (default: test)
+#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench results starter grade mutants
+#                                      (default: test)
 #
-# Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (one
-# suite, e.g. a chapter; default: every test the sanitizer setups take), TOOLS (default "memcheck racecheck
-# synccheck initcheck").
+# Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (suites, e.g.
+# "04_unroll_warp 07_scan"; default: every test the sanitizer setups take), TOOLS (default "memcheck racecheck
+# synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp 07_scan"; default: every chapter with mutants).
+# The results stage writes what docs/results is made from into $OUT/logs/results: every chapter's bench CSVs
+# (--seed 1; --runs 30, 10 for the slow progressions of 02, 03 and 05) and profile.txt.
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -68,7 +71,9 @@ for stage in "${stages[@]}"; do
     sanitize)
         for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
             t1=$SECONDS
-            meson test -C "$build" --setup "common:$tool" ${SANITIZE_SUITE:+--suite "$SANITIZE_SUITE"} --print-errorlogs \
+            suites=()
+            for suite in ${SANITIZE_SUITE:-}; do suites+=(--suite "$suite"); done
+            meson test -C "$build" --setup "common:$tool" "${suites[@]}" --print-errorlogs \
                 --num-processes 1 > "$LOGS/sanitize-$tool.log" 2>&1
             cp "$build/meson-logs/testlog-common_$tool.json" "$LOGS/sanitize-$tool.json"
             clean=$(grep -c "ERROR SUMMARY: 0 errors" "$build/meson-logs/testlog-common_$tool.txt")
@@ -84,6 +89,17 @@ for stage in "${stages[@]}"; do
         meson test -C "$build" --benchmark --verbose --num-processes 1 > "$LOGS/bench.log" 2>&1
         note "benchmarks: exit $? [$((SECONDS - t0)) s]"
         find "$build" -name '*.csv' -exec cp {} "$LOGS/" \; ;;
+    results)
+        mkdir -p "$LOGS/results"
+        : > "$LOGS/results/profile.txt"
+        for bench in "$build"/subprojects/*/bin/*_bench; do
+            chapter=$(basename "$(dirname "$(dirname "$bench")")")
+            case $chapter in 02_*|03_*|05_*) runs=10 ;; *) runs=30 ;; esac
+            "$bench" --runs $runs --seed 1 --csv "$LOGS/results/$chapter.csv" > "$LOGS/results/$chapter.txt" 2>&1
+            note "bench $chapter (--runs $runs): exit $?"
+            case $chapter in 05_*) ;; *) tools/profile.sh "$chapter" "$build" >> "$LOGS/results/profile.txt" 2>&1 ;; esac
+        done
+        note "results: [$((SECONDS - t0)) s]" ;;
     starter)
         if meson setup $(reconfigure build-starter) build-starter -Dgpu_arch="$ARCH" > "$LOGS/starter-setup.log" 2>&1 &&
            ninja -C build-starter > "$LOGS/starter-build.log" 2>&1; then
@@ -113,7 +129,7 @@ for stage in "${stages[@]}"; do
         rm -rf "$LOGS/class" ;;
     mutants)  # every mutant of tests/mutants, GPU tasks included: each must fail its task's checks. One
               # mutants.py per chapter, all at once (each builds its chapter alone in a copy of its own).
-        for chapter in $(python3 tools/mutants.py --list | awk '{print $3}' | cut -d/ -f1 | sort -u); do
+        for chapter in ${MUTANT_CHAPTERS:-$(python3 tools/mutants.py --list | awk '{print $3}' | cut -d/ -f1 | sort -u)}; do
             ids=$(python3 tools/mutants.py --list | awk -v c="$chapter/" 'index($3, c) == 1 {print $1}' | paste -sd,)
             python3 tools/mutants.py --gpu-arch "$ARCH" --only "$ids" > "$LOGS/mutants-$chapter.log" \
                 2> "$LOGS/progress-mutants-$chapter.log" &

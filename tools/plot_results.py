@@ -97,7 +97,7 @@ def plot_sweep(path, png, md):
         for r in rows:
             lines.append(f"| {r['n']} | {r['cache']} | {float(r['kernel_ms']):.4f} | {float(r['reference_ms']):.4f} | "
                          f"{float(r['vs_reference']):.2f}x |")
-        lines.append(f"\ncold: L2 flushed before every timed run; hot: the same call repeated. {rows[0]['conditions']}\n")
+        lines.append(f"\ncold: L2 flushed before every timed run; hot: the same call repeated (the input stays in L2 when it fits); either way the GPU time of the call, without the host's launch time. {rows[0]['conditions']}\n")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("n (elements)", fontsize=8)

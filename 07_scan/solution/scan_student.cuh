@@ -217,7 +217,7 @@ __device__ T decoupled_look_back(TileStatusArray status, std::size_t tile, T agg
     const unsigned long long flag = tile == 0 ? TileStatus::prefix : TileStatus::aggregate;
     if (lane == 0) store_status(&status.words[tile], flag | to_bits(aggregate));
     if (tile == 0) return T(0);
-    __nanosleep(look_back_first_wait_ns);
+    __nanosleep(status.first_wait_ns);
 
     T exclusive = T(0);
     long long newest = static_cast<long long>(tile) - 1;  // signed: newest - lane goes below tile 0

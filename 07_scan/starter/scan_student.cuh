@@ -179,7 +179,7 @@ __device__ T decoupled_look_back(TileStatusArray status, std::size_t tile, T agg
     //   - the prefix: the nearest P before this tile plus the A's of every tile between it and this one, each
     //     tile counted once; a tile before tile 0 counts as P with value 0.
     //   - reading: 32 predecessors at a time, only through read_window (given: every lane passes the tile it
-    //     reads; it waits while a lane sees X, with a bound), after one __nanosleep(look_back_first_wait_ns)
+    //     reads; it waits while a lane sees X, with a bound), after one __nanosleep(status.first_wait_ns)
     //     once A is out (README: "Waiting: when to look").
     //   - the warp works together: every lane executes every *_sync call (full mask) the same number of times.
     //   - add, never subtract, and let every partial sum cover a contiguous range of tiles (the float checks

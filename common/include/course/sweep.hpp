@@ -1,6 +1,9 @@
 // Size sweeps: a chapter's best kernel against CUB from 2^10 elements up, each size timed twice, labelled:
 //   cold  the L2 cache is flushed before every timed run (the input comes from DRAM, as for a large n)
 //   hot   the same call repeated: an input that fits in L2 is read from L2 from the second run on
+// Either way each timed run is queued behind other GPU work (the flush, or gpu_wait), so that the GPU reaches
+// the start event only after the host has enqueued the call: the timing is the GPU's, without the host's launch
+// time (which at small n would be most of it, and varies from run to run of the program).
 // and the conditions of the run (GPU, clocks at the start and the end, driver, CUDA, CCCL) beside the table.
 #pragma once
 
@@ -37,6 +40,10 @@ public:
 private:
     DeviceBuffer<unsigned char> buffer_;
 };
+
+// Keeps the GPU busy for about `microseconds` (one thread that watches the global timer), on the default
+// stream: what is enqueued after it starts when it ends, however long the host took to enqueue it.
+void gpu_wait(unsigned microseconds);
 
 class SizeSweep {
 public:
