@@ -210,7 +210,7 @@ bool dependencies_pass(const std::string& task)
 {
     for (const Dependency& d : dependencies_of(task))
         if (const std::string wrong = probe_failure(d); !wrong.empty()) {
-            VERIFY(false, todo(task) << ": depends on " << todo(d.task) << " (" << d.function
+            VERIFY(false, todo(task) << ": depends on " << todo(d.task) << " (" << std::string(d.function)
                                      << "), which fails: " << wrong << ". Fix " << todo(d.task) << " first.");
             return false;
         }
@@ -310,7 +310,7 @@ void check_large_ints(const std::string& task)
         d.launch(in->data.data(), total.data(), in->n, 256, 0);
         const long long got = total.to_host()[0], expected = in->sum(0, in->n);
         if (got != expected) {
-            VERIFY(false, todo(task) << ": depends on " << todo(d.task) << " (" << d.function
+            VERIFY(false, todo(task) << ": depends on " << todo(d.task) << " (" << std::string(d.function)
                                      << "), which fails past 2^31 elements: " << call(d.probe, in->n, 256)
                                      << " returned " << got << ", expected " << expected << ". Fix "
                                      << todo(d.task) << " first.");
