@@ -149,11 +149,15 @@ void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::
     check_arguments(launcher, in, out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
     if (n == 0) return;
     const unsigned tiles = course::grid_for(launcher, n, static_cast<std::size_t>(block) * scan_items_per_thread);
-    // The first wait lets predecessors that started up to a round trip earlier publish their P's. When the whole
-    // grid fits on the GPU at once, every tile starts together and the wait only adds latency: from 2^14 to 2^20
-    // items a variant of this kernel ran 1.02-1.15x faster without it, from 2^22 up slower (H100, 2026-11-22).
-    const bool one_wave = tiles <= course::resident_blocks(single_pass_kernel<T>, block);
-    const unsigned first_wait_ns = one_wave ? 0u : look_back_first_wait_ns;
+    // The first wait (README "Waiting: when to look"). When the whole grid fits on the GPU at once, every tile
+    // starts together and a wait only adds latency: from 2^14 to 2^20 items a variant of this kernel ran
+    // 1.02-1.15x faster without it. Past 4 waves with several blocks per SM (every block size below 1024), the
+    // long wait: 92.6% of the copy bandwidth against 89.0% at 2^28, block 256; at block 1024 and
+    // just past one wave (2^22 items) it was slower than 1245 ns (H100, 2026-11-22).
+    const unsigned resident = course::resident_blocks(single_pass_kernel<T>, block);
+    const unsigned first_wait_ns = tiles <= resident                        ? 0u
+                                   : tiles > 4 * resident && block < 1024 ? look_back_long_first_wait_ns
+                                                                          : look_back_first_wait_ns;
     single_pass_kernel<T><<<tiles, block, 0, stream>>>(in, out, n, scratch.single_pass_status(),
                                                        scratch.look_back_timeout(), first_wait_ns, kind,
                                                        vector_io(in, out));

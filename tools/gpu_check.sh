@@ -5,8 +5,9 @@
 #                                      (default: test)
 #
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (suites, e.g.
-# "04_unroll_warp 07_scan"; default: every test the sanitizer setups take), TOOLS (default "memcheck racecheck
-# synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp 07_scan"; default: every chapter with mutants).
+# "04_unroll_warp 07_scan", less the host, large and lesson suites; default: every test the sanitizer setups
+# take), TOOLS (default "memcheck racecheck synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp
+# 07_scan"; default: every chapter with mutants).
 # The results stage writes what docs/results is made from into $OUT/logs/results: every chapter's bench CSVs
 # (--seed 1; --runs 30, 10 for the slow progressions of 02, 03 and 05) and profile.txt.
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
@@ -73,10 +74,12 @@ for stage in "${stages[@]}"; do
             t1=$SECONDS
             suites=()
             for suite in ${SANITIZE_SUITE:-}; do suites+=(--suite "$suite"); done
+            # --suite overrides the setup's exclude_suites: exclude them again (GBs and minutes each under a tool)
+            [ ${#suites[@]} -eq 0 ] || suites+=(--no-suite host --no-suite large --no-suite lesson)
             meson test -C "$build" --setup "common:$tool" "${suites[@]}" --print-errorlogs \
                 --num-processes 1 > "$LOGS/sanitize-$tool.log" 2>&1
             cp "$build/meson-logs/testlog-common_$tool.json" "$LOGS/sanitize-$tool.json"
-            clean=$(grep -c "ERROR SUMMARY: 0 errors" "$build/meson-logs/testlog-common_$tool.txt")
+            clean=$(grep -cE "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" "$build/meson-logs/testlog-common_$tool.txt")
             note "compute-sanitizer $tool: $(count "$LOGS/sanitize-$tool.json"); $clean processes with 0 errors [$((SECONDS - t1)) s]"
         done ;;
     race)
@@ -97,7 +100,8 @@ for stage in "${stages[@]}"; do
             case $chapter in 02_*|03_*|05_*) runs=10 ;; *) runs=30 ;; esac
             "$bench" --runs $runs --seed 1 --csv "$LOGS/results/$chapter.csv" > "$LOGS/results/$chapter.txt" 2>&1
             note "bench $chapter (--runs $runs): exit $?"
-            case $chapter in 05_*) ;; *) tools/profile.sh "$chapter" "$build" >> "$LOGS/results/profile.txt" 2>&1 ;; esac
+            case $chapter in 05_*) ;; *) echo "=== tools/profile.sh $chapter build" >> "$LOGS/results/profile.txt"
+                                         tools/profile.sh "$chapter" "$build" >> "$LOGS/results/profile.txt" 2>&1 ;; esac
         done
         note "results: [$((SECONDS - t0)) s]" ;;
     starter)
