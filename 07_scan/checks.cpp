@@ -341,8 +341,10 @@ void sanitized_multi_tile(const char* task_id)
 {
     const std::string task = todo(task_id);
     const auto& step = multi_tile_step(task_id);
-    IntInput data(course::random_ints(60000, course::testing::seed(8)));
-    ScanScratch scratch(60000);
+    std::size_t largest = 5000;  // the largest n below: two tiles + 3 at the largest block
+    for (int block : sanitized_blocks) largest = std::max(largest, 2 * tile_items(step, block) + 3);
+    IntInput data(course::random_ints(largest, course::testing::seed(8)));
+    ScanScratch scratch(largest);
     for (int block : sanitized_blocks)
         for (ScanKind kind : both_kinds) {
             const IntScan run = [&](const int* in, int* out, std::size_t n) {
@@ -355,7 +357,7 @@ void sanitized_multi_tile(const char* task_id)
 }
 
 // 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out): past 2^31 by more than the largest
-// tile (24576 items), so that whole tiles start past 2^31, where a 32-bit tile start goes negative. The input is
+// tile (32768 items), so that whole tiles start past 2^31, where a 32-bit tile start goes negative. The input is
 // the byte 0x01 everywhere, so element i of the inclusive scan is (i + 1) * 0x01010101 modulo 2^32 and no
 // reference array is needed.
 void check_large(const char* task_id)

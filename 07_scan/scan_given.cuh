@@ -55,14 +55,14 @@ __device__ __forceinline__ void store_vector(V* p, V v)
 }
 
 // Index of the first of the 4 consecutive items that this thread holds in round 0. Warp w owns the contiguous
-// chunk [w * 32 * 24, (w + 1) * 32 * 24) of the tile; in round r its lanes cover 128 consecutive items, 4 each,
+// chunk [w * 32 * 32, (w + 1) * 32 * 32) of the tile; in round r its lanes cover 128 consecutive items, 4 each,
 // so each round is one fully coalesced 512-byte access per warp.
 __device__ __forceinline__ std::size_t first_item(std::size_t tile_start)
 {
     return tile_start + (threadIdx.x >> 5) * (32 * scan_items_per_thread) + 4 * (threadIdx.x & 31);
 }
 
-// Loads the tile that starts at item tile_start (blockDim.x * 24 items; zeros past n). vector_io: `in` starts on
+// Loads the tile that starts at item tile_start (blockDim.x * 32 items; zeros past n). vector_io: `in` starts on
 // a 16-byte boundary, so that whole tiles can be read as 16-byte vectors.
 template <Access access, class T>
 __device__ void load_items(const T* in, std::size_t n, std::size_t tile_start, bool vector_io, T (&items)[rounds][4])

@@ -28,7 +28,7 @@ inline const course::Step<MultiTileScan> multi_tile_scans[] = {
     {"07.3", "scan_multiblock", scan_multiblock,
      "any n: Blelloch tiles, their totals scanned recursively and added back (4n element moves)"},
     {"07.4", "scan_warp_shuffle", scan_warp_shuffle,
-     "warp-shuffle block scans, 24 items per thread in 16-byte accesses, reduce-then-scan (3n)"},
+     "warp-shuffle block scans, 32 items per thread in 16-byte accesses, reduce-then-scan (3n)"},
     {"07.5", "scan_single_pass", scan_single_pass, "one kernel: tiles find their offsets by decoupled look-back (2n)"},
 };
 

@@ -188,7 +188,7 @@ __device__ T block_scan_items(T (&items)[rounds][4], T (&run_prefix)[rounds], Bl
     return storage.tile_total;
 }
 
-// Over 07.3: two barriers per tile instead of 2 log2(2 * block), 24 items per thread in 16-byte accesses, and
+// Over 07.3: two barriers per tile instead of 2 log2(2 * block), 32 items per thread in 16-byte accesses, and
 // reduce-then-scan (3n element moves instead of 4n). Pass 2 scans tile blockIdx.x starting from its offset (the
 // exclusive scan of the tile sums; none for one tile). `in` may equal `out`: each item is read and written by
 // the same thread.
