@@ -1,4 +1,4 @@
-// Chapter 07: prefix sums (scans) on the GPU, from one block to a single-pass scan near CUB's speed.
+// Chapter 07: prefix sums (scans) on the GPU, from one block to a single-pass scan at copy speed.
 // Implemented by scan_launch.cu, which launches the kernels of starter/scan_student.cuh (yours) or
 // solution/scan_student.cuh (the reference; -Dvariant picks).
 //
@@ -37,7 +37,7 @@ inline const char* to_string(ScanKind kind) { return kind == ScanKind::inclusive
 // Items each thread of scan_warp_shuffle and scan_single_pass handles: 8 groups of 4 consecutive ints, so
 // every load and store is one 16-byte vector access. A tile (one block's share) is block * 32 items: the most that
 // fits the 64 registers of __launch_bounds__(1024) without spilling, and the more bytes each SM holds in flight,
-// the better the single pass hides its look-back (README "Where the last 5% go").
+// the better the single pass hides its look-back (README "Where the last 5% went").
 constexpr int scan_items_per_thread = 32;
 
 // A tile's status word in scan_single_pass (Task 07.5): the flag in the high 32 bits, the value's bits in the

@@ -171,11 +171,10 @@ __device__ __forceinline__ void store_status(unsigned long long* word, unsigned 
 // Pauses of the look-back, in nanoseconds (README "Waiting: when to look").
 // First wait: once A is out, give the predecessors about one L2 round trip to publish their P's, so that
 // one window usually ends the look-back: 1245 ns, CUB's sm_90 value for 4-byte sums. The launcher passes it in
-// TileStatusArray::first_wait_ns: 0 when every tile of the launch fits on the GPU at once, and the long wait
-// when a launch of many waves runs several blocks per SM (more look-backs at once: a longer wait lets more P's
-// arrive before the first read). Poll wait (CUB's too): between re-reads of a window that still shows X.
+// TileStatusArray::first_wait_ns, or 0 when every tile of the launch fits on the GPU at once (then all tiles
+// start together and a wait only adds latency). Poll wait (CUB's too): between re-reads of a window that still
+// shows X.
 inline constexpr unsigned look_back_first_wait_ns = 1245;
-inline constexpr unsigned look_back_long_first_wait_ns = 3000;
 inline constexpr unsigned look_back_poll_wait_ns = 648;
 // The bound of one wait in read_window: a tile that shows X for this long will never publish.
 inline constexpr unsigned long long look_back_timeout_ns = 1000000000ull;  // 1 s

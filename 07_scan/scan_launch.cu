@@ -10,6 +10,7 @@
 #include "course/launch.hpp"
 #include "course/vector_access.cuh"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -47,7 +48,8 @@ template <class T>
 __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, std::size_t n,
                                                            ScanScratch::SinglePassStatus status,
                                                            unsigned long long* look_back_timeout,
-                                                           unsigned first_wait_ns, ScanKind kind, bool vector_io)
+                                                           unsigned first_wait_ns, unsigned prefetch_ahead,
+                                                           ScanKind kind, bool vector_io)
 {
     __shared__ BlockScanStorage<T> storage;
     __shared__ unsigned long long ticket;
@@ -59,11 +61,18 @@ __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, 
     __syncthreads();
     const std::size_t tile = ticket;
     const std::size_t tile_start = tile * blockDim.x * scan_items_per_thread;
-    // The status words were zeroed long ago (an L2 miss each); tiles publish in about ticket order, so fetching
-    // the line 32 tiles ahead into L2 puts every look-back's words there before it reads them.
-    constexpr std::size_t prefetch_ahead = 32;
-    if (threadIdx.x == 0 && tile + prefetch_ahead < gridDim.x)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(status.current + 1 + tile + prefetch_ahead));
+    // Two prefetches into L2, both ahead in ticket order (README "Prefetching: keep the memory busy"). The status
+    // words were zeroed long ago (an L2 miss each); tiles publish in about ticket order, so fetching the line 32
+    // tiles ahead puts every look-back's words in L2 before it reads them. And while this block waits in its
+    // look-back, its registers are full and it loads nothing: so each thread asks for one 128-byte line of the
+    // tile `prefetch_ahead` tickets ahead (0: none), and that tile's loads find L2 instead of waiting on DRAM.
+    constexpr std::size_t status_ahead = 32;
+    if (threadIdx.x == 0 && tile + status_ahead < gridDim.x)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(status.current + 1 + tile + status_ahead));
+    static_assert(scan_items_per_thread * sizeof(T) == 128, "a tile is blockDim.x lines of 128 bytes");
+    const std::size_t line = (tile + prefetch_ahead) * blockDim.x * scan_items_per_thread +
+                             threadIdx.x * scan_items_per_thread;
+    if (prefetch_ahead != 0 && line < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(in + line));
 
     T items[rounds][4];
     T run_prefix[rounds];
@@ -142,25 +151,29 @@ void warp_shuffle_levels(const unsigned* in, unsigned* out, ScanKind kind, std::
     CUDA_CHECK_LAUNCH();
 }
 
+// How far ahead of its own tile a block prefetches input into L2: about a DRAM latency's worth of tiles at copy
+// speed. At 2^28, block 256, on the H100: 1, 2 and 4 MiB ahead gave 100.0-100.5% of the copy bandwidth against
+// 95.0% with none; 8 MiB gave 92.2% (README "Prefetching: keep the memory busy").
+constexpr std::size_t input_prefetch_bytes = std::size_t(2) << 20;
+
 template <class T>
 void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::size_t n, int block,
                  ScanScratch& scratch, cudaStream_t stream)
 {
     check_arguments(launcher, in, out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
     if (n == 0) return;
-    const unsigned tiles = course::grid_for(launcher, n, static_cast<std::size_t>(block) * scan_items_per_thread);
-    // The first wait (README "Waiting: when to look"). When the whole grid fits on the GPU at once, every tile
-    // starts together and a wait only adds latency: from 2^14 to 2^20 items a variant of this kernel ran
-    // 1.02-1.15x faster without it. Past 4 waves with several blocks per SM (every block size below 1024), the
-    // long wait: 92.6% of the copy bandwidth against 89.0% at 2^28, block 256; at block 1024 and
-    // just past one wave (2^22 items) it was slower than 1245 ns (H100, 2026-11-22).
-    const unsigned resident = course::resident_blocks(single_pass_kernel<T>, block);
-    const unsigned first_wait_ns = tiles <= resident                        ? 0u
-                                   : tiles > 4 * resident && block < 1024 ? look_back_long_first_wait_ns
-                                                                          : look_back_first_wait_ns;
+    const std::size_t tile_items = static_cast<std::size_t>(block) * scan_items_per_thread;
+    const unsigned tiles = course::grid_for(launcher, n, tile_items);
+    // When the whole grid fits on the GPU at once, every tile starts together: a first wait only adds latency
+    // (from 2^14 to 2^20 items a variant of this kernel ran 1.02-1.15x faster without it), and there is no
+    // later tile to prefetch for. Otherwise the blocks prefetch input_prefetch_bytes ahead.
+    const bool one_wave = tiles <= course::resident_blocks(single_pass_kernel<T>, block);
+    const unsigned first_wait_ns = one_wave ? 0u : look_back_first_wait_ns;
+    const std::size_t tiles_ahead = std::max<std::size_t>(1, input_prefetch_bytes / (tile_items * sizeof(T)));
+    const unsigned prefetch_ahead = one_wave ? 0u : static_cast<unsigned>(tiles_ahead);
     single_pass_kernel<T><<<tiles, block, 0, stream>>>(in, out, n, scratch.single_pass_status(),
-                                                       scratch.look_back_timeout(), first_wait_ns, kind,
-                                                       vector_io(in, out));
+                                                       scratch.look_back_timeout(), first_wait_ns, prefetch_ahead,
+                                                       kind, vector_io(in, out));
     CUDA_CHECK_LAUNCH();
     scratch.single_pass_launched(tiles);
 }
