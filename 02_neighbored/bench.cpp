@@ -6,6 +6,7 @@
 
 #include "course/args.hpp"
 #include "course/check.hpp"
+#include "course/conditions.hpp"
 #include "course/cub_reference.hpp"
 #include "course/data.hpp"
 #include "course/device.hpp"
@@ -28,6 +29,7 @@ int main(int argc, char** argv)
     return course::run_gpu_main(spec.program, [&] {
         std::cout << course::describe(course::device_info()) << '\n';
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);
+        const course::Conditions start = course::read_conditions();
         const auto data = course::random_ints(args.n, args.seed);
         const long long expected = course::sum_reference(data.data(), args.n);
         const double bytes = static_cast<double>(args.n * sizeof(int));
@@ -63,8 +65,9 @@ int main(int argc, char** argv)
         if (!cub) return 1;
         table.set_reference("CUB DeviceReduce::Sum", *cub, bytes);
 
-        table.print(std::cout);
-        if (!args.csv.empty()) table.write_csv(args.csv);
+        const std::string conditions = course::describe_conditions(start, course::read_conditions());
+        table.print(std::cout, conditions);
+        if (!args.csv.empty()) table.write_csv(args.csv, conditions);
         return all_correct ? 0 : 1;
     });
 }

@@ -12,6 +12,7 @@
 
 #include "course/args.hpp"
 #include "course/check.hpp"
+#include "course/conditions.hpp"
 #include "course/cub_reference.hpp"
 #include "course/data.hpp"
 #include "course/device.hpp"
@@ -88,8 +89,9 @@ int main(int argc, char** argv)
                         table.add(step.name, *t, bytes);
             if (const auto t = measure("CUB DeviceReduce::Sum", n, cub_call(n)))
                 table.set_reference("CUB DeviceReduce::Sum", *t, bytes);
-            table.print(std::cout);
-            if (!args.csv.empty()) table.write_csv(args.csv, !first_table);
+            const std::string conditions = course::describe_conditions(start, course::read_conditions());
+            table.print(std::cout, conditions);
+            if (!args.csv.empty()) table.write_csv(args.csv, conditions, !first_table);
             first_table = false;
         };
 

@@ -9,6 +9,7 @@
 
 #include "course/args.hpp"
 #include "course/check.hpp"
+#include "course/conditions.hpp"
 #include "course/cub_reference.hpp"
 #include "course/data.hpp"
 #include "course/device.hpp"
@@ -64,7 +65,7 @@ void print_launch_costs(std::ostream& out, const std::vector<LaunchCost>& rows, 
         out << "| 2^" << __builtin_ctzll(r.n) << " | " << r.device_launches << " | " << course::fixed(r.nested.median_ms, 3)
             << " | " << course::fixed(r.flat.median_ms, 3) << " | " << course::fixed(r.us_per_launch(), 2) << " | " << r.nested.runs
             << " |\n";
-    out << "\nus per device launch = (nested_reduce ms - flat_reduce ms) * 1000 / device launches, from the medians\n"
+    out << "\nus per device launch = (nested_reduce ms - flat_reduce ms) * 1000 / device launches, from the medians.\n"
         << conditions << "\n\n";
 }
 
@@ -72,13 +73,10 @@ void write_launch_costs_csv(const std::string& path, const std::vector<LaunchCos
 {
     std::ofstream f(path);
     if (!f) throw std::runtime_error("cannot write " + path);
-    std::string quoted = conditions;
-    for (char& c : quoted)
-        if (c == '"') c = '\'';
     f << "n,device_launches,nested_reduce_ms,flat_reduce_ms,us_per_device_launch,runs,conditions\n";
     for (const LaunchCost& r : rows)
         f << r.n << ',' << r.device_launches << ',' << r.nested.median_ms << ',' << r.flat.median_ms << ','
-          << r.us_per_launch() << ',' << r.nested.runs << ",\"" << quoted << "\"\n";
+          << r.us_per_launch() << ',' << r.nested.runs << ',' << course::csv_field(conditions) << '\n';
 }
 
 }  // namespace
@@ -96,6 +94,7 @@ int main(int argc, char** argv)
         const std::size_t n = args.n;
         std::cout << course::describe(course::device_info()) << "\nn = " << n << ", seed = " << args.seed << "\n\n";
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);
+        const course::Conditions start = course::read_conditions();
         const auto data = course::random_ints(n, args.seed);
         const std::int64_t expected = course::sum_reference(data.data(), n);
         course::DeviceBuffer<int> d_in(n);
@@ -144,12 +143,12 @@ int main(int argc, char** argv)
         else all_verified = false;
 
         std::cout << '\n';
-        table.print(std::cout);
-        if (!args.csv.empty()) table.write_csv(args.csv);
+        const std::string table_conditions = course::describe_conditions(start, course::read_conditions());
+        table.print(std::cout, table_conditions);
+        if (!args.csv.empty()) table.write_csv(args.csv, table_conditions);
 
         // ---- 2. the cost of one device-side launch, by n
         if (!args.wants("nested_reduce")) return all_verified ? 0 : 1;
-        const course::Conditions start = course::read_conditions();
         const int sweep_runs = 5;
         std::vector<LaunchCost> costs;
         for (std::size_t size = std::size_t{1} << 16; size <= n; size *= 2) {

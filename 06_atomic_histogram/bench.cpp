@@ -10,6 +10,7 @@
 
 #include "course/args.hpp"
 #include "course/check.hpp"
+#include "course/conditions.hpp"
 #include "course/cub_reference.hpp"
 #include "course/data.hpp"
 #include "course/device.hpp"
@@ -123,12 +124,13 @@ int main(int argc, char** argv)
                 if (const auto t = verified_timing("CUB HistogramEven", [&] { cub(d_in.data(), d_bins.data(), n); }))
                     table.set_reference("CUB HistogramEven", *t, bytes);
 
-                table.print(std::cout);
+                const std::string conditions = course::describe_conditions(start, course::read_conditions());
+                table.print(std::cout, conditions);
                 if (!time_global_atomics && args.wants("histogram_global_atomics"))
                     std::cout << "histogram_global_atomics (06.2) not timed above " << mib(kSeedSize)
                               << ": at a few GB/s each run would take a large part of a second; see the "
                               << mib(kSeedSize) << " table.\n\n";
-                if (!args.csv.empty()) table.write_csv(args.csv, !first_csv_table);
+                if (!args.csv.empty()) table.write_csv(args.csv, conditions, !first_csv_table);
                 first_csv_table = false;
             }
         }

@@ -10,6 +10,7 @@
 
 #include "course/args.hpp"
 #include "course/check.hpp"
+#include "course/conditions.hpp"
 #include "course/cub_reference.hpp"
 #include "course/data.hpp"
 #include "course/device.hpp"
@@ -93,8 +94,9 @@ int main(int argc, char** argv)
                 table.add(labels[k], *t, bytes);
         }
         if (cub_time) table.set_reference("CUB DeviceScan::InclusiveSum", *cub_time, bytes);
-        table.print(std::cout);
-        if (!args.csv.empty()) table.write_csv(args.csv);
+        const std::string conditions = course::describe_conditions(start, course::read_conditions());
+        table.print(std::cout, conditions);
+        if (!args.csv.empty()) table.write_csv(args.csv, conditions);
 
         if (args.wants("scan_single_pass")) {
             course::BenchTable sweep("07_scan: scan_single_pass by block size", n, copy_gbps);
@@ -103,8 +105,9 @@ int main(int argc, char** argv)
                                            [&] { scan_single_pass(in, out, inc, n, b, scratch); }))
                     sweep.add("scan_single_pass, block " + std::to_string(b), *t, bytes);
             if (cub_time) sweep.set_reference("CUB DeviceScan::InclusiveSum", *cub_time, bytes);
-            sweep.print(std::cout);
-            if (!args.csv.empty()) sweep.write_csv(args.csv, true);
+            const std::string block_conditions = course::describe_conditions(start, course::read_conditions());
+            sweep.print(std::cout, block_conditions);
+            if (!args.csv.empty()) sweep.write_csv(args.csv, block_conditions, true);
         }
 
         // One block's worth: a few microseconds per call, almost all of it launch and latency (Hillis-Steele takes
@@ -128,8 +131,9 @@ int main(int argc, char** argv)
         course::cub_ref::Scan cub_small(small);
         if (const auto t = measure("CUB (small)", small, [&] { cub_small.inclusive(in, out, small); }))
             single_block.set_reference("CUB DeviceScan::InclusiveSum", *t, small_bytes);
-        single_block.print(std::cout);
-        if (!args.csv.empty()) single_block.write_csv(args.csv, true);
+        const std::string small_conditions = course::describe_conditions(start, course::read_conditions());
+        single_block.print(std::cout, small_conditions);
+        if (!args.csv.empty()) single_block.write_csv(args.csv, small_conditions, true);
 
         if (args.wants("scan_single_pass")) {
             course::SizeSweep sweep("07_scan, inclusive int32, block " + std::to_string(block), "scan_single_pass",

@@ -5,7 +5,8 @@
     python3 tools/plot_results.py build docs/results    # copies the CSVs, writes NN_name.png and NN_name.md
 
 Each plot shows GB/s per kernel (one panel per table of the chapter's benchmark), with the same run's
-device-to-device copy bandwidth and the reference call (CUB) as horizontal lines. A size sweep
+device-to-device copy bandwidth and the reference call (CUB) as horizontal lines; each Markdown table has the
+run's conditions (GPU, clocks at the start and the end, throttling, driver, CUDA, CCCL, date) under it. A size sweep
 (NN_name-sweep.csv, written by course::SizeSweep) becomes NN_name-sweep.png and NN_name-sweep.md: GB/s of the
 chapter's best kernel and of CUB against n, cold (L2 flushed) and hot, with the run's conditions. Needs matplotlib
 (`python3 -m pip install matplotlib` or `apt install python3-matplotlib`).
@@ -39,8 +40,8 @@ def markdown(tables):
             ref = f"{float(r['vs_reference']):.2f}x" if r["vs_reference"] else ""
             out.append(f"| {name} | {float(r['median_ms']):.3f} | {float(r['gbps']):.1f} | "
                        f"{float(r['pct_of_copy']):.1f}% | {step} | {total} | {ref} |")
-        out.append(f"\nCopy bandwidth {float(r0['copy_gbps']):.1f} GB/s; {r0['gpu']}, {r0['date']}; "
-                   f"median of {r0['runs']} runs.\n")
+        out.append(f"\nCopy bandwidth {float(r0['copy_gbps']):.1f} GB/s; median of {r0['runs']} runs. "
+                   f"{r0['conditions']}\n")
     return "\n".join(out)
 
 
@@ -68,8 +69,8 @@ def plot(tables, chapter, png):
         ax.set_title(f"{title} (n = {rows[0]['n']})", fontsize=9)
         ax.set_xlabel("GB/s", fontsize=8)
         ax.legend(fontsize=7, loc="upper right")
-    fig.suptitle(f"{chapter} — {tables[next(iter(tables))][0]['gpu']}, {tables[next(iter(tables))][0]['date']}",
-                 fontsize=10)
+    conditions = tables[next(iter(tables))][0]["conditions"]
+    fig.suptitle(f"{chapter} — {conditions.split(';')[0]}, {conditions.rsplit(';', 1)[-1].strip()}", fontsize=10)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)

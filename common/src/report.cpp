@@ -3,6 +3,7 @@
 #include "course/device.hpp"
 #include "course/device_buffer.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -14,15 +15,7 @@
 namespace course {
 namespace {
 
-
 std::string times(double ratio) { return fixed(ratio, 2) + "x"; }
-
-std::string csv_field(std::string s)
-{
-    for (char& c : s)
-        if (c == ',' || c == '\n') c = ';';
-    return s;
-}
 
 }  // namespace
 
@@ -74,7 +67,7 @@ void BenchTable::set_reference(std::string name, const Timing& t, double bytes)
     reference_.assign(1, Row{std::move(name), t, bytes});
 }
 
-void BenchTable::print(std::ostream& out) const
+void BenchTable::print(std::ostream& out, const std::string& conditions) const
 {
     const bool has_ref = !reference_.empty();
     out << "### " << title_ << " (n = " << n_ << ")\n\n"
@@ -91,11 +84,10 @@ void BenchTable::print(std::ostream& out) const
     for (std::size_t i = 0; i < rows_.size(); ++i) line(rows_[i], i ? &rows_[i - 1] : nullptr, false);
     if (has_ref) line(reference_[0], nullptr, true);
     out << "\nCopy bandwidth (device-to-device, read + write): " << fixed(copy_gbps_, 1)
-        << " GB/s. Median of " << (rows_.empty() ? 0 : rows_[0].t.runs) << " runs. " << measurement_stamp()
-        << "\n\n";
+        << " GB/s. Median of " << (rows_.empty() ? 0 : rows_[0].t.runs) << " runs. " << conditions << "\n\n";
 }
 
-void BenchTable::write_csv(const std::string& path, bool append) const
+void BenchTable::write_csv(const std::string& path, const std::string& conditions, bool append) const
 {
     std::error_code ec;
     const bool needs_header = !append || std::filesystem::file_size(path, ec) == 0 || ec;
@@ -104,7 +96,7 @@ void BenchTable::write_csv(const std::string& path, bool append) const
     const std::string stamp_gpu = csv_field(device_info().name);
     if (needs_header)
         f << "title,gpu,date,n,kernel,is_reference,median_ms,min_ms,max_ms,runs,bytes,gbps,pct_of_copy,"
-             "step_speedup,total_speedup,vs_reference,copy_gbps\n";
+             "step_speedup,total_speedup,vs_reference,copy_gbps,conditions\n";
     auto line = [&](const Row& r, const Row* prev, bool is_ref) {
         f << csv_field(title_) << ',' << stamp_gpu << ',' << today_utc() << ',' << n_ << ','
           << csv_field(r.kernel) << ',' << (is_ref ? 1 : 0) << ',' << r.t.median_ms << ',' << r.t.min_ms << ','
@@ -114,11 +106,18 @@ void BenchTable::write_csv(const std::string& path, bool append) const
         else f << ',';
         f << ',';
         if (!reference_.empty()) f << reference_[0].t.median_ms / r.t.median_ms;
-        f << ',' << copy_gbps_ << '\n';
+        f << ',' << copy_gbps_ << ',' << csv_field(conditions) << '\n';
     };
     for (std::size_t i = 0; i < rows_.size(); ++i) line(rows_[i], i ? &rows_[i - 1] : nullptr, false);
     if (!reference_.empty()) line(reference_[0], nullptr, true);
     if (!f) throw std::runtime_error("error writing " + path);
+}
+
+std::string csv_field(std::string s)
+{
+    std::replace(s.begin(), s.end(), '"', '\'');
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    return '"' + s + '"';
 }
 
 std::string today_utc()
@@ -136,13 +135,6 @@ std::string fixed(double value, int digits)
     std::ostringstream s;
     s << std::fixed << std::setprecision(digits) << value;
     return s.str();
-}
-
-std::string measurement_stamp()
-{
-    const DeviceInfo info = device_info();
-    return info.name + ", CUDA " + std::to_string(info.runtime_version / 1000) + "." +
-           std::to_string(info.runtime_version % 1000 / 10) + ", " + today_utc();
 }
 
 }  // namespace course

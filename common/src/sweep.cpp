@@ -5,7 +5,6 @@
 #include "course/report.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -14,62 +13,6 @@
 #include <stdexcept>
 
 namespace course {
-namespace {
-
-std::string run_nvidia_smi(const std::string& query)
-{
-    std::string out;
-    FILE* pipe = popen(("nvidia-smi --id=0 --query-gpu=" + query + " --format=csv,noheader,nounits 2>/dev/null").c_str(), "r");
-    if (pipe == nullptr) return out;
-    char buffer[512];
-    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
-    if (pclose(pipe) != 0) return "";
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out;
-}
-
-std::vector<std::string> split(const std::string& s)
-{
-    std::vector<std::string> parts;
-    std::stringstream in(s);
-    for (std::string part; std::getline(in, part, ',');) {
-        part.erase(0, part.find_first_not_of(' '));
-        parts.push_back(part);
-    }
-    return parts;
-}
-
-}  // namespace
-
-Conditions read_conditions()
-{
-    Conditions c;
-    c.gpu = device_info().name;
-    const auto f = split(run_nvidia_smi("clocks.sm,clocks.max.sm,clocks.mem,clocks_event_reasons.active"));
-    if (f.size() != 4) {
-        c.clocks = "clocks unknown (nvidia-smi gave no answer)";
-        c.throttle = "unknown";
-        return c;
-    }
-    c.clocks = "SM " + f[0] + " MHz (max " + f[1] + "), memory " + f[2] + " MHz";
-    // Bit 0 is "GPU idle", which is not a slowdown; any other active reason is.
-    const unsigned long long reasons = std::strtoull(f[3].c_str(), nullptr, 16);
-    c.throttled = (reasons & ~1ull) != 0;
-    c.throttle = c.throttled ? "reasons " + f[3] : "none";
-    return c;
-}
-
-std::string describe_conditions(const Conditions& start, const Conditions& end)
-{
-    const DeviceInfo info = device_info();
-    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-    std::string driver = run_nvidia_smi("driver_version");
-    if (driver.empty()) driver = "CUDA " + version(info.driver_version);
-    return std::string(start.throttled || end.throttled ? "THROTTLED: " : "") + start.gpu + "; start: " +
-           start.clocks + ", throttling " + start.throttle + "; end: " + end.clocks + ", throttling " +
-           end.throttle + "; driver " + driver + ", CUDA " + version(info.runtime_version) + ", CCCL " +
-           cccl_version() + "; " + today_utc();
-}
 
 L2Flush::L2Flush() : buffer_(std::max<std::size_t>(2 * device_info().l2_bytes, std::size_t{1} << 20)) {}
 
@@ -141,17 +84,15 @@ void SizeSweep::write_csv(const std::string& path, const std::string& conditions
     const bool needs_header = !append || std::filesystem::file_size(path, ec) == 0 || ec;
     std::ofstream f(path, append ? std::ios::app : std::ios::trunc);
     if (!f) throw std::runtime_error("cannot write " + path);
-    std::string quoted = conditions;
-    std::replace(quoted.begin(), quoted.end(), '"', '\'');
     if (needs_header)
         f << "title,n,bytes,cache,kernel,kernel_ms,reference,reference_ms,vs_reference,conditions\n";
     for (const Point& p : points_)
         for (const bool cold : {true, false}) {
             const Timing& k = cold ? p.kernel_cold : p.kernel_hot;
             const Timing& r = cold ? p.reference_cold : p.reference_hot;
-            f << '"' << title_ << "\"," << p.n << ',' << p.bytes << ',' << (cold ? "cold" : "hot") << ',' << kernel_
-              << ',' << k.median_ms << ",\"" << reference_ << "\"," << r.median_ms << ',' << r.median_ms / k.median_ms
-              << ",\"" << quoted << "\"\n";
+            f << csv_field(title_) << ',' << p.n << ',' << p.bytes << ',' << (cold ? "cold" : "hot") << ','
+              << csv_field(kernel_) << ',' << k.median_ms << ',' << csv_field(reference_) << ',' << r.median_ms << ','
+              << r.median_ms / k.median_ms << ',' << csv_field(conditions) << '\n';
         }
     if (!f) throw std::runtime_error("error writing " + path);
 }

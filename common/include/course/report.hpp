@@ -39,10 +39,11 @@ public:
     BenchTable(std::string title, std::size_t n, double copy_gbps);
     void add(std::string kernel, const Timing& t, double bytes);
     void set_reference(std::string name, const Timing& t, double bytes);
-    void print(std::ostream& out) const;
+    // `conditions` (course/conditions.hpp: describe_conditions) goes under the table and into every CSV row.
+    void print(std::ostream& out, const std::string& conditions) const;
     // append = true adds the rows to an existing file (the header is written only into an empty file), so
     // a benchmark with several tables (inputs, sizes) writes one CSV.
-    void write_csv(const std::string& path, bool append = false) const;
+    void write_csv(const std::string& path, const std::string& conditions, bool append = false) const;
 
 private:
     struct Row {
@@ -58,9 +59,8 @@ private:
     std::vector<Row> reference_;  // zero or one row
 };
 
-// "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-21" - printed under every measured table.
-std::string measurement_stamp();
 std::string today_utc();  // "2026-11-21"
+std::string csv_field(std::string s);  // one CSV field: quoted (a double quote inside becomes a single one)
 std::string fixed(double value, int digits);  // fixed(3.14159, 2) == "3.14"
 
 }  // namespace course
