@@ -118,19 +118,10 @@ int main(int argc, char** argv)
             constexpr int sweep_block = 1024;
             course::SizeSweep sweep("04_unroll_warp, int32, block = " + std::to_string(sweep_block), best.name,
                                     "CUB DeviceReduce::Sum");
-            for (const std::size_t n : course::SizeSweep::sizes(args.n)) {
-                const auto kernel = step_call(best, n, sweep_block);
-                const auto reference = cub_call(n);
-                std::string wrong;
-                for (const auto& run : {std::function<void()>(kernel), std::function<void()>(reference)}) {
-                    total.fill_bytes(0xA5);
-                    run();
-                    if (wrong.empty()) wrong = wrong_total(n);
-                }
-                if (wrong.empty()) sweep.add(n, static_cast<double>(n * sizeof(int)), kernel, reference, args.runs);
-                else std::cerr << "size sweep, " << wrong << ": not timed\n";
-                all_correct = all_correct && wrong.empty();
-            }
+            for (const std::size_t n : course::SizeSweep::sizes(args.n))
+                all_correct &= sweep.add_verified(
+                    n, static_cast<double>(n * sizeof(int)), step_call(best, n, sweep_block), cub_call(n),
+                    [&] { total.fill_bytes(0xA5); }, [&, n] { return wrong_total(n); }, args.runs);
             const std::string conditions = course::describe_conditions(start, course::read_conditions());
             sweep.print(std::cout, conditions);
             if (!args.csv.empty()) sweep.write_csv(course::sweep_csv_path(args.csv), conditions);

@@ -77,17 +77,15 @@ int main(int argc, char** argv)
                 std::string("06_atomic_histogram, ") + course::to_string(dist) + " bytes", best.name, "CUB HistogramEven");
             for (const std::size_t n : course::SizeSweep::sizes(args.n)) {
                 const course::Histogram256 expected = course::histogram_reference(host.data(), n);
-                const auto kernel = [&, n] { best.launch(d_in.data(), d_bins.data(), n, args.block, 0); };
-                const auto reference = [&, n] { cub(d_in.data(), d_bins.data(), n); };
-                bool right = true;
-                for (const auto& run : {std::function<void()>(kernel), std::function<void()>(reference)}) {
-                    d_bins.fill_bytes(0xAB);
-                    run();
-                    right = right && !course::first_mismatch(expected.data(), d_bins.to_host().data(), histogram_bins);
-                }
-                if (right) sweep.add(n, static_cast<double>(n), kernel, reference, args.runs);
-                else std::cerr << "size sweep, n = " << n << ": a wrong histogram: not timed\n";
-                all_correct = all_correct && right;
+                all_correct &= sweep.add_verified(
+                    n, static_cast<double>(n), [&, n] { best.launch(d_in.data(), d_bins.data(), n, args.block, 0); },
+                    [&, n] { cub(d_in.data(), d_bins.data(), n); }, [&] { d_bins.fill_bytes(0xAB); },
+                    [&] {
+                        const auto mismatch =
+                            course::first_mismatch(expected.data(), d_bins.to_host().data(), histogram_bins);
+                        return mismatch ? course::describe(*mismatch, histogram_bins) : std::string();
+                    },
+                    args.runs);
             }
             for (const std::size_t n : sizes) {
                 const course::Histogram256 expected = course::histogram_reference(host.data(), n);

@@ -138,20 +138,11 @@ int main(int argc, char** argv)
         if (args.wants("scan_single_pass")) {
             course::SizeSweep sweep("07_scan, inclusive int32, block " + std::to_string(block), "scan_single_pass",
                                     "CUB DeviceScan::InclusiveSum");
-            for (const std::size_t m : course::SizeSweep::sizes(n)) {
-                const auto kernel = [&, m] { scan_single_pass(in, out, inc, m, block, scratch); };
-                const auto reference = [&, m] { cub.inclusive(in, out, m); };
-                std::string wrong;
-                for (const auto& [name, run] : {std::pair<std::string, std::function<void()>>{"scan_single_pass", kernel},
-                                                {"CUB DeviceScan::InclusiveSum", reference}}) {
-                    d_out.fill_bytes(0xAB);
-                    run();
-                    if (const std::string w = check(name, m); !w.empty()) wrong = name + ": " + w;
-                }
-                if (wrong.empty()) sweep.add(m, 8.0 * static_cast<double>(m), kernel, reference, args.runs);
-                else std::cerr << "size sweep, n = " << m << ": " << wrong << ": not timed\n";
-                all_correct = all_correct && wrong.empty();
-            }
+            for (const std::size_t m : course::SizeSweep::sizes(n))
+                all_correct &= sweep.add_verified(
+                    m, 8.0 * static_cast<double>(m), [&, m] { scan_single_pass(in, out, inc, m, block, scratch); },
+                    [&, m] { cub.inclusive(in, out, m); }, [&] { d_out.fill_bytes(0xAB); },
+                    [&, m] { return check("size sweep", m); }, args.runs);
             const std::string conditions = course::describe_conditions(start, course::read_conditions());
             sweep.print(std::cout, conditions);
             if (!args.csv.empty()) sweep.write_csv(course::sweep_csv_path(args.csv), conditions);

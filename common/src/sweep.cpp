@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -33,6 +34,25 @@ void SizeSweep::add(std::size_t n, double bytes, const std::function<void()>& ke
     p.kernel_hot = time_gpu_with_reset(busy, kernel, runs);
     p.reference_hot = time_gpu_with_reset(busy, reference, runs);
     points_.push_back(p);
+}
+
+bool SizeSweep::add_verified(std::size_t n, double bytes, const std::function<void()>& kernel,
+                             const std::function<void()>& reference, const std::function<void()>& prepare,
+                             const std::function<std::string()>& wrong, int runs)
+{
+    std::string why;
+    for (const auto* call : {&kernel, &reference}) {
+        prepare();
+        (*call)();
+        if (const std::string w = wrong(); !w.empty() && why.empty())
+            why = (call == &kernel ? kernel_ : reference_) + ": " + w;
+    }
+    if (!why.empty()) {
+        std::cerr << "size sweep, n = " << n << ", " << why << ": not timed\n";
+        return false;
+    }
+    add(n, bytes, kernel, reference, runs);
+    return true;
 }
 
 std::vector<std::size_t> SizeSweep::sizes(std::size_t max_n)

@@ -38,6 +38,12 @@ public:
     // and hot, `runs` times each.
     void add(std::size_t n, double bytes, const std::function<void()>& kernel, const std::function<void()>& reference,
              int runs);
+    // add() for calls not checked yet: runs `kernel` and then `reference` once, each after `prepare()` (poison
+    // the output, restore an input) and followed by `wrong()` (why the result is wrong; empty: right). Times
+    // them only if both were right; otherwise says why on stderr. Returns whether both were right.
+    bool add_verified(std::size_t n, double bytes, const std::function<void()>& kernel,
+                      const std::function<void()>& reference, const std::function<void()>& prepare,
+                      const std::function<std::string()>& wrong, int runs);
     void print(std::ostream& out, const std::string& conditions) const;
     void write_csv(const std::string& path, const std::string& conditions, bool append = false) const;
     // Sizes 2^10, 2^12, ..., up to max_n (and max_n itself).
