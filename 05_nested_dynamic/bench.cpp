@@ -1,9 +1,11 @@
 // Chapter 05 benchmark: what device-side launches cost.
 //  1. The progression on one input (2^26 ints by default: nested_reduce makes about a million device-side
 //     launches there) against CUB, each verified before it is timed; also as CSV with --csv PATH.
-//  2. The cost of one device-side launch as a curve over n: nested_reduce and flat_reduce at n = 2^16, 2^17,
-//     ..., --n, and (nested - flat) / device launches. It is not a constant: it grows with the launches in
-//     flight. With --csv PATH the curve goes to PATH with "-sweep" before ".csv".
+//  2. flat_reduce against CUB by size, 2^10 up to --n, cold and hot (course/sweep.hpp); with --csv PATH it
+//     goes to PATH with "-sweep" before ".csv".
+//  3. The cost of one device-side launch as a curve over n: nested_reduce and flat_reduce at n = 2^16, 2^17,
+//     ..., --n, and (nested - flat) / device launches. It is not a constant. With --csv PATH the curve goes to
+//     PATH with "-launch-costs" before ".csv".
 //   meson test -C build --benchmark --suite 05_nested_dynamic
 #include "nested_progression.hpp"
 
@@ -147,7 +149,26 @@ int main(int argc, char** argv)
         table.print(std::cout, table_conditions);
         if (!args.csv.empty()) table.write_csv(args.csv, table_conditions);
 
-        // ---- 2. the cost of one device-side launch, by n
+        // ---- 2. flat_reduce, the chapter's one-pass kernel, against CUB by size (2^10 up to n, cold and hot)
+        if (args.wants("flat_reduce")) {
+            course::SizeSweep sweep("05_nested_dynamic, int32", "flat_reduce", "CUB DeviceReduce::Sum");
+            for (const std::size_t m : course::SizeSweep::sizes(n)) {
+                const std::int64_t expected_here = course::sum_reference(data.data(), m);
+                all_verified &= sweep.add_verified(
+                    m, static_cast<double>(m * sizeof(int)), [&, m] { flat_reduce(d_in.data(), d_total.data(), m); },
+                    [&, m] { cub_sum(d_in.data(), d_total.data(), m); }, [&] { d_total.fill_bytes(0xA5); },
+                    [&, expected_here] {
+                        std::uint64_t launches = 0;
+                        return verify(nested_step("given"), workspace, d_total, expected_here, launches);
+                    },
+                    args.runs);
+            }
+            const std::string sweep_conditions = course::describe_conditions(start, course::read_conditions());
+            sweep.print(std::cout, sweep_conditions);
+            if (!args.csv.empty()) sweep.write_csv(course::sweep_csv_path(args.csv), sweep_conditions);
+        }
+
+        // ---- 3. the cost of one device-side launch, by n
         if (!args.wants("nested_reduce")) return all_verified ? 0 : 1;
         const int sweep_runs = 5;
         std::vector<LaunchCost> costs;
@@ -181,7 +202,7 @@ int main(int argc, char** argv)
         }
         const std::string conditions = course::describe_conditions(start, course::read_conditions());
         print_launch_costs(std::cout, costs, conditions);
-        if (!args.csv.empty()) write_launch_costs_csv(course::sweep_csv_path(args.csv), costs, conditions);
+        if (!args.csv.empty()) write_launch_costs_csv(course::sweep_csv_path(args.csv, "launch-costs"), costs, conditions);
         return all_verified ? 0 : 1;
     });
 }

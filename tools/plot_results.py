@@ -123,16 +123,16 @@ def main():
     for src in sources:
         if src.resolve() != (out / src.name).resolve():
             shutil.copy(src, out / src.name)
-        if src.stem.endswith("-sweep"):
-            if "cache" in (out / src.name).read_text().split("\n", 1)[0].split(","):  # a course::SizeSweep
-                plot_sweep(out / src.name, out / f"{src.stem}.png", out / f"{src.stem}.md")
-                print(f"{src.stem}: {out / (src.stem + '.png')}, {out / (src.stem + '.md')}")
-            continue  # other extra tables (05's launch costs) are copied as they are
-        tables = read_tables(out / src.name)
-        chapter = src.stem
-        (out / f"{chapter}.md").write_text(f"# {chapter}: measured\n\n" + markdown(tables))
-        plot(tables, chapter, out / f"{chapter}.png")
-        print(f"{chapter}: {out / (chapter + '.png')}, {out / (chapter + '.md')}")
+        header = (out / src.name).read_text().split("\n", 1)[0].split(",")
+        if "cache" in header:  # a course::SizeSweep
+            plot_sweep(out / src.name, out / f"{src.stem}.png", out / f"{src.stem}.md")
+            print(f"{src.stem}: {out / (src.stem + '.png')}, {out / (src.stem + '.md')}")
+        elif "is_reference" in header:  # a course::BenchTable
+            tables = read_tables(out / src.name)
+            (out / f"{src.stem}.md").write_text(f"# {src.stem}: measured\n\n" + markdown(tables))
+            plot(tables, src.stem, out / f"{src.stem}.png")
+            print(f"{src.stem}: {out / (src.stem + '.png')}, {out / (src.stem + '.md')}")
+        # other extra tables (05's launch costs) are copied as they are
 
 
 if __name__ == "__main__":

@@ -63,12 +63,12 @@ std::vector<std::size_t> SizeSweep::sizes(std::size_t max_n)
     return out;
 }
 
-std::string sweep_csv_path(const std::string& csv)
+std::string sweep_csv_path(const std::string& csv, const std::string& name)
 {
     const std::string suffix = ".csv";
     const bool has_suffix =
         csv.size() >= suffix.size() && csv.compare(csv.size() - suffix.size(), suffix.size(), suffix) == 0;
-    return (has_suffix ? csv.substr(0, csv.size() - suffix.size()) : csv) + "-sweep.csv";
+    return (has_suffix ? csv.substr(0, csv.size() - suffix.size()) : csv) + "-" + name + ".csv";
 }
 
 double SizeSweep::worst_ratio() const

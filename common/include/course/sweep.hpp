@@ -62,7 +62,8 @@ private:
     L2Flush flush_;
 };
 
-// "dir/06_atomic_histogram.csv" -> "dir/06_atomic_histogram-sweep.csv": where a bench writes its sweep.
-std::string sweep_csv_path(const std::string& csv);
+// "dir/06_atomic_histogram.csv" -> "dir/06_atomic_histogram-sweep.csv": where a bench writes its sweep (or,
+// with another name, another extra table: "-launch-costs.csv").
+std::string sweep_csv_path(const std::string& csv, const std::string& name = "sweep");
 
 }  // namespace course
