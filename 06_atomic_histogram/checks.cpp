@@ -1,33 +1,217 @@
 // Chapter 06 checks. Every graded test case name starts with its task, so `meson test` shows one line per task,
-// and the first failure of a case stops it with a message such as
+// and the first wrong result stops a case with a message such as
 //   TODO(06.4): histogram_sub_histograms(n=33, block=64) on skewed bytes, start pointer +4: bins: first
 //   mismatch at index 17 of 256: expected 3, got 2
-// Every result's total is compared with n and its 256 bins exactly with course::histogram_reference (or, past
-// 2^31 bytes, with bins computed from the input's pattern), after the bins were poisoned (0xABABABAB on the
-// device), so a launcher that does not zero them cannot pass.
+//
+// The checks link none of your code: every call goes to the chapter's runner (histogram_runner.cpp), a program
+// of its own, and only what comes back is judged here. A result's total is compared with n and its 256 bins
+// exactly with course::histogram_reference (past 2^31 bytes: with bins computed from the input's pattern). The
+// bins are poisoned first (0xABABABAB), so a launcher that does not zero them cannot pass; 256 poisoned words on
+// either side of them catch writes outside the bins, 4096 more input bytes after n catch reads past n (they get
+// counted), and the input must come back unchanged.
 #include "histogram.hpp"
-#include "histogram_progression.hpp"
 
-#include "course/check.hpp"
+#include "course/checker.hpp"
 #include "course/data.hpp"
-#include "course/device_buffer.hpp"
 #include "course/reference.hpp"
 #include "course/testing.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <iterator>
 #include <map>
 #include <numeric>
-#include <stdexcept>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
+using course::Histogram256;
+using course::checker::Call;
+using course::checker::Input;
+using course::checker::Result;
 using course::testing::call;
 
 namespace {
 
-constexpr std::size_t kMaxOffset = 15;  // inputs start at base + 0 .. base + 15 (base is 256-byte aligned)
+// The chapter's functions: the task, and the runner's operation named after the function.
+struct Function {
+    std::string task;  // a std::string: doctest before 2.4.10 streams a const char* in a message as a pointer
+    std::string name;
+};
+const Function cpu{"TODO(06.1)", "histogram_cpu"};  // a host operation of the runner
+const Function global_atomics{"TODO(06.2)", "histogram_global_atomics"};
+const Function shared_atomics{"TODO(06.3)", "histogram_shared_atomics"};
+const Function sub_histograms{"TODO(06.4)", "histogram_sub_histograms"};
+const Function vectorized{"TODO(06.5)", "histogram_vectorized"};
 
+constexpr unsigned char poison = 0xAB;  // every byte of the bins and their guard words before a call
+constexpr unsigned poison_word = 0xABABABABu;
+constexpr std::size_t guard_bins = 256;    // poisoned words before and after d_bins[0, 256)
+constexpr std::size_t guard_bytes = 4096;  // input bytes after n, counted by a read at or past n
+constexpr std::size_t max_offset = 15;     // start pointers +0 .. +15 past a device buffer's (256-byte aligned) start
+
+// ---- the inputs -------------------------------------------------------------------------------------------
+// Every generator gives the same first bytes whatever the size, so a short input is a prefix of a long one.
+using Generator = std::vector<std::uint8_t> (*)(std::size_t size, std::uint64_t seed);
+
+template <course::ByteDistribution D>
+std::vector<std::uint8_t> distributed(std::size_t size, std::uint64_t seed)
+{
+    return course::random_bytes(size, seed, D);
+}
+
+// Uniform bytes made into runs of `Length` equal ones: some 16-byte loads hold one run, some straddle two, so
+// within a warp some lanes see 16 equal bytes and others do not (15, 16, 17: just short of, exactly and just
+// over one load).
+template <std::size_t Length>
+std::vector<std::uint8_t> runs(std::size_t size, std::uint64_t seed)
+{
+    auto bytes = course::random_bytes(size, seed, course::ByteDistribution::uniform);
+    for (std::size_t i = 0; i < size; ++i) bytes[i] = bytes[i / Length * Length];
+    return bytes;
+}
+
+// One 4-byte word repeated: every 16-byte load holds four equal words whose bytes differ, which a shortcut that
+// compares the four words (and not the bytes within one) counts as 16 equal bytes.
+std::vector<std::uint8_t> repeated_word(std::uint32_t word, std::size_t size)
+{
+    std::vector<std::uint8_t> bytes(size);
+    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(word >> (8 * (i % 4)));
+    return bytes;
+}
+std::vector<std::uint8_t> bytes_i_mod_4(std::size_t size, std::uint64_t) { return repeated_word(0x03020100u, size); }
+std::vector<std::uint8_t> random_word(std::size_t size, std::uint64_t seed)
+{
+    const auto random = static_cast<std::uint32_t>(seed);
+    return repeated_word((random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8, size);  // bytes 0 and 1 differ
+}
+
+struct ByteKind {
+    const char* name;
+    Generator make;
+    std::uint64_t salt;  // its data: course::testing::seed(salt)
+};
+const ByteKind uniform{"uniform bytes", distributed<course::ByteDistribution::uniform>, 0x07};
+const ByteKind skewed{"skewed bytes", distributed<course::ByteDistribution::skewed>, 0x08};
+const ByteKind identical{"identical bytes", distributed<course::ByteDistribution::identical>, 0x09};
+const ByteKind runs_of_15{"runs of 15 equal bytes", runs<15>, 0x0A};
+const ByteKind runs_of_16{"runs of 16 equal bytes", runs<16>, 0x0B};
+const ByteKind runs_of_17{"runs of 17 equal bytes", runs<17>, 0x0C};
+const ByteKind runs_of_20{"runs of 20 equal bytes", runs<20>, 0x0D};
+const ByteKind i_mod_4{"bytes i % 4", bytes_i_mod_4, 0};
+const ByteKind word_repeated{"a random 4-byte word repeated", random_word, 0x0E};
+const std::vector<const ByteKind*> distributions{&uniform, &skewed, &identical};
+const std::vector<const ByteKind*> every_kind{&uniform,    &skewed,     &identical, &runs_of_15,   &runs_of_16,
+                                              &runs_of_17, &runs_of_20, &i_mod_4,   &word_repeated};
+// What racecheck and synccheck watch: bytes spread over the bins, all on one counter, and runs across vectors.
+const std::vector<const ByteKind*> race_kinds{&uniform, &identical, &runs_of_17};
+
+// The bytes of one kind in sealed shared memory (made once per test case), with the CPU histograms of their
+// ranges, each computed once.
+class Bytes {
+public:
+    Bytes(const ByteKind& kind, std::size_t size)
+        : name_(kind.name), input_(kind.make(size, course::testing::seed(kind.salt)))
+    {
+    }
+    const std::string& name() const { return name_; }
+    const Input& input() const { return input_; }
+    const std::uint8_t* data() const { return input_.data<std::uint8_t>(); }
+
+    const Histogram256& expected(std::size_t first, std::size_t n) const
+    {
+        const auto key = std::make_pair(first, n);
+        auto found = expected_.find(key);
+        if (found == expected_.end())
+            found = expected_.emplace(key, course::histogram_reference(data() + first, n)).first;
+        return found->second;
+    }
+
+private:
+    std::string name_;
+    Input input_;
+    mutable std::map<std::pair<std::size_t, std::size_t>, Histogram256> expected_;
+};
+
+// One input per kind, long enough for n bytes from any start offset and the guard after them.
+std::vector<Bytes> make_bytes(const std::vector<const ByteKind*>& kinds, std::size_t largest_n)
+{
+    std::vector<Bytes> bytes;
+    bytes.reserve(kinds.size());  // cases point at them
+    for (const ByteKind* kind : kinds) bytes.emplace_back(*kind, largest_n + max_offset + guard_bytes);
+    return bytes;
+}
+
+// ---- one call and its verdict -----------------------------------------------------------------------------
+// n bytes from element `first` of an input, in a buffer that starts at its element 0 (on the device the pointer
+// is then `first` bytes past a 256-byte boundary) and goes on for guard_bytes after them.
+struct Case {
+    const Bytes* bytes;
+    std::size_t first;
+    std::size_t n;
+    int block;  // 0 for histogram_cpu
+};
+
+Call& with_bins(Call& request) { return request.output<unsigned>(histogram_bins, poison, guard_bins, guard_bins); }
+
+// The call returned; its bins count n bytes in all and equal `expected`; the guard words around them kept their
+// poison; the input (lead, n bytes and guard), when `c` names one, came back unchanged. False at the first thing
+// wrong, so that a case stops at its first wrong result.
+bool check_bins(const Function& f, const std::string& what, const Result& r, const Histogram256& expected,
+                std::size_t n, const Case* c)
+{
+    if (!course::testing::returned(f.task, what, r)) return false;
+    const unsigned* bins = r.elements<unsigned>(1);
+    const std::uint64_t total = std::accumulate(bins, bins + histogram_bins, std::uint64_t{0});
+    VERIFY(total == n, f.task << ": " << what << " counted " << total << " bytes in all, expected n = " << n);
+    if (total != n) return false;
+    const auto wrong_bin = course::first_mismatch(expected.data(), bins, histogram_bins);
+    VERIFY(!wrong_bin, f.task << ": " << what << ": bins: " << course::describe(*wrong_bin, histogram_bins));
+    if (wrong_bin) return false;
+
+    const std::vector<unsigned> whole = r.whole<unsigned>(1);
+    std::size_t outside = 0;
+    while (outside < whole.size() &&
+           (whole[outside] == poison_word || (outside >= guard_bins && outside < guard_bins + histogram_bins)))
+        ++outside;
+    VERIFY(outside == whole.size(),
+           f.task << ": " << what << " wrote outside its 256 bins: d_bins["
+                  << static_cast<long long>(outside) - static_cast<long long>(guard_bins) << "] = " << whole[outside]);
+    if (outside != whole.size() || c == nullptr) return outside == whole.size();
+
+    const std::vector<std::uint8_t> back = r.whole<std::uint8_t>(0);  // from element 0 of c->bytes
+    const auto changed = course::first_mismatch(c->bytes->data(), back.data(), back.size());
+    VERIFY(!changed, f.task << ": " << what << " changed its input: d_in["
+                            << static_cast<long long>(changed->index) - static_cast<long long>(c->first) << "] was "
+                            << +changed->expected << ", came back " << +changed->got);
+    return !changed;
+}
+
+bool check_case(const Function& f, const Case& c, bool own_stream = false)
+{
+    const std::string what = call(f.name, c.n, c.block) + " on " + c.bytes->name() + ", start pointer +" +
+                             std::to_string(c.first) + (own_stream ? " on a non-blocking stream" : "");
+    course::testing::detail::note_call(f.task, what);  // a crash inside it prints the task, the call and the seed
+    Call request(f.name, c.n, c.block);
+    request.input(c.bytes->input(), c.first, c.n, c.first, guard_bytes);
+    const bool back = c.n <= course::testing::checked_input_limit;  // the input comes back unchanged
+    if (back) request.returned();
+    // On the runner's own non-blocking stream the poison goes first and the copy back follows on that stream
+    // only: a launcher whose memset or kernel goes on another stream is read too early.
+    if (own_stream) request.on_own_stream();
+    return check_bins(f, what, course::checker::run(with_bins(request)), c.bytes->expected(c.first, c.n), c.n,
+                      back ? &c : nullptr);
+}
+
+bool check_cases(const Function& f, const std::vector<Case>& cases)
+{
+    for (const Case& c : cases)
+        if (!check_case(f, c)) return false;
+    return true;
+}
+
+// ---- the tables -------------------------------------------------------------------------------------------
 // Not multiples of 4 or 16, on and around one 4 KiB page; checked besides the standard sizes.
 const std::size_t odd_sizes[] = {3, 15, 16, 17, 4095, 4096, 4097};
 
@@ -40,338 +224,194 @@ std::vector<std::size_t> sizes_for(int block)
     return sizes;
 }
 
-// The start offset paired with size n: varies with n, and is the same for every block size (so the CPU
-// reference of each (input, offset, n) is computed once).
-std::size_t offset_for(std::size_t n) { return 1 + n % kMaxOffset; }
-
-const HistogramStep& step_of(const std::string& task)
+std::size_t largest_size()
 {
-    for (const HistogramStep& step : histogram_progression)
-        if (task == step.task) return step;
-    throw std::logic_error("no task " + task + " in histogram_progression");
+    std::size_t largest = 0;
+    for (int block : course::testing::power_of_two_blocks()) largest = std::max(largest, sizes_for(block).back());
+    return largest;
 }
 
-std::string todo(const HistogramStep& step) { return std::string("TODO(") + step.task + ")"; }
+// The unaligned start paired with size n: varies with n, the same for every block size (so the CPU reference of
+// each input, start and n is computed once).
+std::size_t offset_for(std::size_t n) { return 1 + n % max_offset; }
 
-// Uniform bytes made into runs of `length` equal ones: some 16-byte loads hold one run, some straddle two,
-// so within a warp some lanes see 16 equal bytes and others do not (15, 16, 17: just short of, exactly and
-// just over one load).
-std::vector<std::uint8_t> runs_of(std::size_t length, std::size_t n, std::uint64_t seed)
+const std::size_t every_offset_sizes[] = {1, 15, 16, 17, 4097};
+
+// Every input x every block size x every size, each from an aligned and an unaligned start; then sizes around 16
+// and 4096 from every start offset 0..15.
+std::vector<Case> standard_cases(const std::vector<Bytes>& inputs)
 {
-    auto bytes = course::random_bytes(n, seed, course::ByteDistribution::uniform);
-    for (std::size_t i = 0; i < n; ++i) bytes[i] = bytes[i / length * length];
-    return bytes;
+    std::vector<Case> cases;
+    for (const Bytes& in : inputs)
+        for (int block : course::testing::power_of_two_blocks())
+            for (std::size_t n : sizes_for(block))
+                for (std::size_t first : {std::size_t{0}, offset_for(n)}) cases.push_back({&in, first, n, block});
+    for (const Bytes& in : inputs)
+        for (std::size_t first = 0; first <= max_offset; ++first)
+            for (std::size_t n : every_offset_sizes) cases.push_back({&in, first, n, 256});
+    return cases;
 }
 
-// One 4-byte word repeated: every 16-byte load holds four equal words whose bytes differ, which a shortcut
-// that compares the four words (and not the bytes within one) counts as 16 equal bytes. `pattern` 0x03020100
-// is the byte sequence 0, 1, 2, 3, 0, 1, ... (i % 4).
-std::vector<std::uint8_t> repeated_word(std::uint32_t pattern, std::size_t n)
+// What the graded racecheck and synccheck runs repeat under compute-sanitizer (10-100x slower kernels): small
+// sizes, the smallest, a middle and the largest block, aligned and unaligned starts. Every one of these calls is
+// also among the standard cases (same data, same start).
+const std::size_t race_sizes[] = {1, 33, 1000, 5000};
+std::vector<Case> race_cases(const std::vector<Bytes>& inputs)
 {
-    std::vector<std::uint8_t> bytes(n);
-    for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<std::uint8_t>(pattern >> (8 * (i % 4)));
-    return bytes;
-}
-
-// One input of each kind, generated once per test case and copied to the device once.
-struct Input {
-    std::string name;
-    std::vector<std::uint8_t> host;
-    course::DeviceBuffer<std::uint8_t> device;
-};
-
-void add_input(std::vector<Input>& inputs, std::string name, std::vector<std::uint8_t> host)
-{
-    course::DeviceBuffer<std::uint8_t> device(host.size());
-    device.copy_from_host(host);
-    inputs.push_back(Input{std::move(name), std::move(host), std::move(device)});
-}
-
-std::vector<Input> make_inputs(std::size_t max_n)
-{
-    const std::size_t size = max_n + kMaxOffset;
-    std::vector<Input> inputs;
-    using course::ByteDistribution;
-    std::uint64_t salt = 0x06;
-    for (ByteDistribution d : {ByteDistribution::uniform, ByteDistribution::skewed, ByteDistribution::identical})
-        add_input(inputs, std::string(course::to_string(d)) + " bytes",
-                  course::random_bytes(size, course::testing::seed(++salt), d));
-    for (std::size_t length : {15, 16, 17, 20})
-        add_input(inputs, "runs of " + std::to_string(length) + " equal bytes",
-                  runs_of(length, size, course::testing::seed(++salt)));
-    add_input(inputs, "bytes i % 4", repeated_word(0x03020100u, size));
-    const auto random = static_cast<std::uint32_t>(course::testing::seed(++salt));
-    const std::uint32_t word = (random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8;  // bytes 0 and 1 differ
-    add_input(inputs, "a random 4-byte word repeated", repeated_word(word, size));
-    return inputs;
-}
-
-// Notes the call about to run, so that a crash inside it prints the task, the call and n with the seed.
-void note(const std::string& task, const std::string& what) { course::testing::detail::note_call(task, what); }
-
-// Fails the case at the first wrong result: one clear message instead of hundreds.
-void require_histogram(const std::string& task, const std::string& what, const std::vector<unsigned>& got,
-                       const course::Histogram256& expected, std::size_t n)
-{
-    const std::uint64_t total = std::accumulate(got.begin(), got.end(), std::uint64_t{0});
-    REQUIRE_MESSAGE(total == n, task << ": " << what << " counted " << total << " bytes in all, expected n = " << n);
-    const auto mismatch = course::first_mismatch(expected.data(), got.data(), histogram_bins);
-    REQUIRE_MESSAGE(!mismatch, task << ": " << what << ": bins: " << course::describe(*mismatch, histogram_bins));
-}
-
-class KernelCheck {
-public:
-    explicit KernelCheck(const HistogramStep& step) : task_(todo(step)), name_(step.name), launch_(step.launch) {}
-
-    void run(const Input& in, std::size_t offset, std::size_t n, int block)
-    {
-        const std::string what = describe(in, offset, n, block);
-        note(task_, what);
-        bins_.fill_bytes(0xAB);
-        launch_(in.device.data() + offset, bins_.data(), n, block, 0);
-        require_histogram(task_, what, bins_.to_host(), expected(in, offset, n), n);
-    }
-
-    // The same on a stream of its own that does not wait for stream 0: the launcher's memset and kernel must
-    // both go on it (the poison before and the copy after do), else the copy can overtake them.
-    void run_on_stream(const Input& in, std::size_t offset, std::size_t n, int block)
-    {
-        const course::Stream stream;
-        std::vector<unsigned> got(histogram_bins);
-        CUDA_CHECK(cudaMemsetAsync(bins_.data(), 0xAB, bins_.bytes(), stream.get()));
-        launch_(in.device.data() + offset, bins_.data(), n, block, stream.get());
-        CUDA_CHECK(cudaMemcpyAsync(got.data(), bins_.data(), bins_.bytes(), cudaMemcpyDeviceToHost, stream.get()));
-        stream.synchronize();
-        require_histogram(task_, describe(in, offset, n, block) + " on a non-blocking stream", got,
-                          expected(in, offset, n), n);
-    }
-
-    // n = 0 with a null input: nothing may be read, the bins must still come back zeroed.
-    void run_empty(int block)
-    {
-        bins_.fill_bytes(0xAB);
-        launch_(nullptr, bins_.data(), 0, block, 0);
-        require_histogram(task_, call(name_, 0, block) + " with d_in = nullptr", bins_.to_host(),
-                          course::Histogram256{}, 0);
-    }
-
-    void check_rejects_bad_arguments(const Input& in)
-    {
-        for (int bad : {0, 16, 31, 33, 48, 96, 2048, -32}) {
-            INFO(task_ << ": " << call(name_, 100, bad) << " must throw std::invalid_argument");
-            CHECK_THROWS_AS(launch_(in.device.data(), bins_.data(), 100, bad, 0), std::invalid_argument);
-        }
-        INFO(task_ << ": " << name_ << " must reject n > 2^32 - 1 (a 32-bit bin could wrap) and null pointers");
-        CHECK_THROWS_AS(launch_(in.device.data(), bins_.data(), histogram_max_n + 1, 256, 0), std::invalid_argument);
-        CHECK_THROWS_AS(launch_(in.device.data(), nullptr, 100, 256, 0), std::invalid_argument);
-        CHECK_THROWS_AS(launch_(nullptr, bins_.data(), 100, 256, 0), std::invalid_argument);
-    }
-
-private:
-    std::string describe(const Input& in, std::size_t offset, std::size_t n, int block) const
-    {
-        return call(name_, n, block) + " on " + in.name + ", start pointer +" + std::to_string(offset);
-    }
-
-    const course::Histogram256& expected(const Input& in, std::size_t offset, std::size_t n)
-    {
-        const auto key = std::make_tuple(&in, offset, n);
-        auto it = expected_.find(key);
-        if (it == expected_.end())
-            it = expected_.emplace(key, course::histogram_reference(in.host.data() + offset, n)).first;
-        return it->second;
-    }
-
-    std::string task_;
-    std::string name_;
-    HistogramLauncher* launch_;
-    course::DeviceBuffer<unsigned> bins_{histogram_bins};
-    std::map<std::tuple<const Input*, std::size_t, std::size_t>, course::Histogram256> expected_;
-};
-
-// Every input kind x every accepted block size x every size (each at an aligned and at an unaligned start),
-// then every start offset 0..15 for sizes around 16 and 4096, one launch on a stream of its own, then n = 0 with
-// a null pointer and bad arguments.
-void check_launcher(const HistogramStep& step)
-{
-    REQUIRE_GPU();
-    const auto blocks = course::testing::power_of_two_blocks(32, 1024);
-    std::size_t max_n = 0;
-    for (int block : blocks) max_n = std::max(max_n, sizes_for(block).back());
-    const auto inputs = make_inputs(max_n);
-    KernelCheck check(step);
-    for (const Input& in : inputs)
-        for (int block : blocks)
-            for (std::size_t n : sizes_for(block)) {
-                check.run(in, 0, n, block);
-                check.run(in, offset_for(n), n, block);
-            }
-    for (const Input& in : inputs)
-        for (std::size_t offset = 0; offset <= kMaxOffset; ++offset)
-            for (std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{4097}})
-                check.run(in, offset, n, 256);
-    check.run_on_stream(inputs.front(), offset_for(999983), 999983, 256);
-    for (int block : blocks) check.run_empty(block);
-    check.check_rejects_bad_arguments(inputs.front());
-}
-
-// The cases that the graded racecheck and synccheck runs repeat under compute-sanitizer, which slows kernels
-// down 10-100x: small sizes, the smallest, a middle and the largest block size, bytes that put many lanes on one
-// counter and runs of 17, each from an aligned and an unaligned start.
-void check_small_sizes(const HistogramStep& step)
-{
-    REQUIRE_GPU();
-    const std::size_t sizes[] = {1, 33, 1000, 5000};
-    const std::size_t size = 5000 + kMaxOffset;
-    using course::ByteDistribution;
-    std::vector<Input> inputs;
-    add_input(inputs, "uniform bytes", course::random_bytes(size, course::testing::seed(0x63), ByteDistribution::uniform));
-    add_input(inputs, "identical bytes",
-              course::random_bytes(size, course::testing::seed(0x64), ByteDistribution::identical));
-    add_input(inputs, "runs of 17 equal bytes", runs_of(17, size, course::testing::seed(0x65)));
-    KernelCheck check(step);
-    for (const Input& in : inputs)
+    std::vector<Case> cases;
+    for (const Bytes& in : inputs)
         for (int block : {32, 256, 1024})
-            for (std::size_t n : sizes) {
-                check.run(in, 0, n, block);
-                check.run(in, 3, n, block);
-            }
+            for (std::size_t n : race_sizes)
+                for (std::size_t first : {std::size_t{0}, offset_for(n)}) cases.push_back({&in, first, n, block});
+    return cases;
 }
 
-// The graded race check of a task: its "sanitized TODO(06.k)" cases run again under racecheck and synccheck,
-// and any hazard either tool reports fails the task.
-void check_races(const HistogramStep& step)
+// Calls with one bad argument each, which must throw std::invalid_argument before anything runs. The input
+// holds 100 bytes: n past histogram_max_n is only a number in the request, never a 4 GiB buffer (a function that
+// let it through would read past those 100 bytes and crash the runner instead of rejecting it). histogram_cpu
+// takes no block and checks no pointer; the launchers check both.
+void check_rejections(const Function& f, const Bytes& in, bool launcher)
+{
+    const auto rejected = [&](std::size_t n, int block, bool null_input, bool null_bins, const std::string& why) {
+        Call request(f.name, n, block);
+        if (null_input) request.null(1);
+        else request.input(in.input(), 0, 100);
+        if (null_bins) request.null(sizeof(unsigned));
+        else with_bins(request);
+        course::testing::check_rejected(f.task, call(f.name, n, block) + " with " + why, course::checker::run(request));
+    };
+    rejected(histogram_max_n + 1, launcher ? 256 : 0, false, false, "n = 2^32 (a 32-bit bin could wrap)");
+    if (!launcher) return;
+    for (int block : {0, 16, 31, 33, 48, 96, 2048, -32}) rejected(100, block, false, false, "a bad block size");
+    rejected(100, 256, false, true, "d_bins = nullptr");
+    rejected(100, 256, true, false, "d_in = nullptr");
+}
+
+// n = 0 with a null input: nothing may be read, and the bins must still come back zeroed.
+bool check_empty(const Function& f, int block)
+{
+    Call request(f.name, 0, block);
+    request.null(1);
+    const std::string what = call(f.name, 0, block) + " with d_in = nullptr";
+    course::testing::detail::note_call(f.task, what);
+    return check_bins(f, what, course::checker::run(with_bins(request)), Histogram256{}, 0, nullptr);
+}
+
+// ---- each test case ---------------------------------------------------------------------------------------
+void check_cpu()
+{
+    const std::size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 4097, 999983, (std::size_t{1} << 24) + 7};
+    const auto inputs = make_bytes(distributions, sizes[std::size(sizes) - 1]);
+    std::vector<Case> cases;
+    for (const Bytes& in : inputs)
+        for (std::size_t n : sizes) cases.push_back({&in, 0, n, 0});
+    check_cases(cpu, cases);
+    check_rejections(cpu, inputs.front(), false);
+}
+
+// The standard cases, then one launch on a stream of its own, n = 0 with a null input at every block size and
+// bad arguments (each part stops at its own first failure).
+void check_kernel(const Function& f)
 {
     REQUIRE_GPU();
-    const std::string task = todo(step);
-    const std::string filter = "sanitized " + task + "*";
-    course::testing::check_sanitizer_clean(task.c_str(), "racecheck", filter);
-    course::testing::check_sanitizer_clean(task.c_str(), "synccheck", filter);
+    const auto inputs = make_bytes(every_kind, largest_size());
+    check_cases(f, standard_cases(inputs));
+    const std::size_t n = 999983;
+    check_case(f, {&inputs.front(), offset_for(n), n, 256}, true);
+    for (int block : course::testing::power_of_two_blocks())
+        if (!check_empty(f, block)) break;
+    check_rejections(f, inputs.front(), true);
+}
+
+// 06.3-06.5: a missing barrier usually still gives the right bins; racecheck and synccheck see it.
+void check_race_free(const Function& f)
+{
+    REQUIRE_GPU();
+    const auto inputs = make_bytes(race_kinds, race_sizes[std::size(race_sizes) - 1]);
+    const auto cases = race_cases(inputs);
+    for (const char* tool : {"racecheck", "synccheck"})
+        course::testing::check_tool_clean(f.task, tool, [&] { check_cases(f, cases); });
 }
 
 // Past 2^31 bytes (the `large` suite), where a 32-bit index stops or goes negative: n = 2^31 + 2^20 + 5 bytes
-// from a start pointer +3 (in 06.5 a head of 13 bytes, then whole vectors, then a tail of 8). The input is made
-// on the device: one period of kPeriod bytes (random, its second half in runs of 20 equal bytes) is copied
-// there and doubled with device-to-device copies, so the expected bins follow from the period alone.
-constexpr std::size_t kLargeN = (std::size_t{1} << 31) + (std::size_t{1} << 20) + 5;
-constexpr std::size_t kLargeOffset = 3;
-constexpr std::size_t kPeriod = 4099;  // a prime: the pattern does not repeat in step with 16-byte vectors
+// from a start pointer +3 (in 06.5 a head of 13 bytes, then whole vectors, then a tail of 8). The runner makes
+// the input: one period (random bytes, its second half in runs of 20 equal ones) repeated over the buffer, so
+// the expected bins follow from the period alone. Then every byte equal: one bin counts all n > 2^31 exactly.
+constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 20) + 5;
+constexpr std::size_t large_first = 3;
+constexpr std::size_t large_period = 4099;  // a prime: the pattern does not repeat in step with 16-byte vectors
 
-class LargeInput {
-public:
-    explicit LargeInput(std::uint64_t seed)
-        : period_(course::random_bytes(kPeriod, seed, course::ByteDistribution::uniform)),
-          device_(kLargeOffset + kLargeN)
-    {
-        for (std::size_t i = kPeriod / 2; i < kPeriod; ++i) period_[i] = period_[i / 20 * 20];
-        course::fill_periodic(device_.data(), device_.size(), period_);
-    }
-
-    const std::uint8_t* data() const { return device_.data() + kLargeOffset; }  // kLargeN bytes
-
-    // Byte j of data() is period_[(kLargeOffset + j) % kPeriod]: whole periods, then the first r bytes of one.
-    course::Histogram256 expected() const
-    {
-        course::Histogram256 once{}, bins{};
-        for (std::uint8_t b : period_) ++once[b];
-        for (std::size_t v = 0; v < histogram_bins; ++v) bins[v] = kLargeN / kPeriod * once[v];
-        for (std::size_t j = 0; j < kLargeN % kPeriod; ++j) ++bins[period_[(kLargeOffset + j) % kPeriod]];
-        return bins;
-    }
-
-    // Every byte `value`: one bin must count all n > 2^31 bytes exactly (its limit is 2^32 - 1).
-    course::Histogram256 fill(std::uint8_t value)
-    {
-        CUDA_CHECK(cudaMemset(device_.data(), value, device_.bytes()));
-        course::Histogram256 bins{};
-        bins[value] = kLargeN;
-        return bins;
-    }
-
-private:
-    std::vector<std::uint8_t> period_;
-    course::DeviceBuffer<std::uint8_t> device_;
-};
-
-void check_large(const HistogramStep& step)
+void check_large(const Function& f)
 {
-    REQUIRE_GPU_MEMORY(kLargeOffset + kLargeN + (std::size_t{256} << 20));
-    LargeInput input(course::testing::seed(0x62));
-    course::DeviceBuffer<unsigned> d_bins(histogram_bins);
-    const auto run = [&](int block, const std::string& bytes, const course::Histogram256& expected) {
-        const std::string what = call(step.name, kLargeN, block) + " on " + bytes + ", start pointer +3";
-        note(todo(step), what);
-        d_bins.fill_bytes(0xAB);
-        step.launch(input.data(), d_bins.data(), kLargeN, block, 0);
-        require_histogram(todo(step), what, d_bins.to_host(), expected, kLargeN);
+    REQUIRE_GPU_MEMORY(large_first + large_n + (std::size_t{256} << 20));
+    auto period = course::random_bytes(large_period, course::testing::seed(0x62), course::ByteDistribution::uniform);
+    for (std::size_t i = large_period / 2; i < large_period; ++i) period[i] = period[i / 20 * 20];
+    // Byte j of d_in is period[(large_first + j) % large_period]: whole periods, then the first r bytes of one.
+    Histogram256 once{}, pattern_bins{}, equal_bins{};
+    for (std::uint8_t b : period) ++once[b];
+    for (std::size_t v = 0; v < histogram_bins; ++v) pattern_bins[v] = large_n / large_period * once[v];
+    for (std::size_t j = 0; j < large_n % large_period; ++j) ++pattern_bins[period[(large_first + j) % large_period]];
+    const std::uint8_t equal = 0xA7;
+    equal_bins[equal] = large_n;
+
+    struct Large {
+        Input tile;  // repeated over the buffer by the runner
+        const char* bytes;
+        const Histogram256& expected;
+        int block;
     };
-    const course::Histogram256 expected = input.expected();
-    for (int block : {32, 256, 1024}) run(block, "a repeated pattern of random bytes and runs", expected);
-    run(256, "identical bytes", input.fill(0xA7));
+    const Input pattern(period), same(std::vector<std::uint8_t>(16, equal));
+    const Large cases[] = {
+        {pattern, "a repeated pattern of random bytes and runs", pattern_bins, 32},
+        {pattern, "a repeated pattern of random bytes and runs", pattern_bins, 256},
+        {pattern, "a repeated pattern of random bytes and runs", pattern_bins, 1024},
+        {same, "identical bytes", equal_bins, 256},
+    };
+    for (const Large& c : cases) {
+        const std::string what = call(f.name, large_n, c.block) + " on " + c.bytes +
+                                 ", start pointer +3 (past 2^31 bytes: is every index 64-bit?)";
+        course::testing::detail::note_call(f.task, what);
+        Call request(f.name, large_n, c.block);
+        request.periodic(c.tile, large_n, course::boundary::Role::in, large_first).timeout(std::chrono::seconds(300));
+        if (!check_bins(f, what, course::checker::run(with_bins(request)), c.expected, large_n, nullptr)) return;
+    }
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------- 06.1
-TEST_CASE("TODO(06.1) histogram_cpu: every size and byte distribution, bins zeroed first")
+TEST_CASE("TODO(06.1) histogram_cpu: every size and byte distribution, bins zeroed first, n > 2^32 - 1 rejected")
 {
-    using course::ByteDistribution;
-    const std::size_t cpu_sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 4097, 999983, (std::size_t{1} << 24) + 7};
-    for (ByteDistribution d : {ByteDistribution::uniform, ByteDistribution::skewed, ByteDistribution::identical}) {
-        const auto data = course::random_bytes(cpu_sizes[12], course::testing::seed(0x61), d);
-        for (std::size_t n : cpu_sizes) {
-            const std::string what = call("histogram_cpu", n) + " on " + course::to_string(d) + " bytes";
-            note("TODO(06.1)", what);
-            std::vector<unsigned> bins(histogram_bins, 0xDEADBEEFu);
-            histogram_cpu(data.data(), bins.data(), n);
-            require_histogram("TODO(06.1)", what, bins, course::histogram_reference(data.data(), n), n);
-        }
-    }
-    std::vector<unsigned> bins(histogram_bins);
-    INFO("TODO(06.1): histogram_cpu must reject n > 2^32 - 1 (a 32-bit bin could wrap)");
-    CHECK_THROWS_AS(histogram_cpu(nullptr, bins.data(), histogram_max_n + 1), std::invalid_argument);
+    check_cpu();
 }
 
 // ---------------------------------------------------------------------------------------------------- 06.2
-TEST_CASE("TODO(06.2) histogram_global_atomics: sizes, distributions, start offsets, block sizes")
+TEST_CASE("TODO(06.2) histogram_global_atomics: sizes, distributions, start offsets, blocks, stream, bad arguments")
 {
-    check_launcher(step_of("06.2"));
+    check_kernel(global_atomics);
 }
-
-TEST_CASE("TODO(06.2) large: histogram_global_atomics past 2^31 bytes") { check_large(step_of("06.2")); }
+TEST_CASE("TODO(06.2) large: histogram_global_atomics past 2^31 bytes") { check_large(global_atomics); }
 
 // ---------------------------------------------------------------------------------------------------- 06.3
-TEST_CASE("TODO(06.3) histogram_shared_atomics: sizes, distributions, start offsets, block sizes")
+TEST_CASE("TODO(06.3) histogram_shared_atomics: sizes, distributions, start offsets, blocks, stream, bad arguments")
 {
-    check_launcher(step_of("06.3"));
+    check_kernel(shared_atomics);
 }
-
-TEST_CASE("sanitized TODO(06.3) histogram_shared_atomics: small sizes") { check_small_sizes(step_of("06.3")); }
-
-TEST_CASE("TODO(06.3) racecheck and synccheck") { check_races(step_of("06.3")); }
-
-TEST_CASE("TODO(06.3) large: histogram_shared_atomics past 2^31 bytes") { check_large(step_of("06.3")); }
+TEST_CASE("TODO(06.3) racecheck and synccheck") { check_race_free(shared_atomics); }
+TEST_CASE("TODO(06.3) large: histogram_shared_atomics past 2^31 bytes") { check_large(shared_atomics); }
 
 // ---------------------------------------------------------------------------------------------------- 06.4
-TEST_CASE("TODO(06.4) histogram_sub_histograms: sizes, distributions, start offsets, block sizes")
+TEST_CASE("TODO(06.4) histogram_sub_histograms: sizes, distributions, start offsets, blocks, stream, bad arguments")
 {
-    check_launcher(step_of("06.4"));
+    check_kernel(sub_histograms);
 }
-
-TEST_CASE("sanitized TODO(06.4) histogram_sub_histograms: small sizes") { check_small_sizes(step_of("06.4")); }
-
-TEST_CASE("TODO(06.4) racecheck and synccheck") { check_races(step_of("06.4")); }
-
-TEST_CASE("TODO(06.4) large: histogram_sub_histograms past 2^31 bytes") { check_large(step_of("06.4")); }
+TEST_CASE("TODO(06.4) racecheck and synccheck") { check_race_free(sub_histograms); }
+TEST_CASE("TODO(06.4) large: histogram_sub_histograms past 2^31 bytes") { check_large(sub_histograms); }
 
 // ---------------------------------------------------------------------------------------------------- 06.5
-TEST_CASE("TODO(06.5) histogram_vectorized: sizes, distributions, start offsets, block sizes")
+TEST_CASE("TODO(06.5) histogram_vectorized: sizes, distributions, start offsets, blocks, stream, bad arguments")
 {
-    check_launcher(step_of("06.5"));
+    check_kernel(vectorized);
 }
-
-TEST_CASE("sanitized TODO(06.5) histogram_vectorized: small sizes") { check_small_sizes(step_of("06.5")); }
-
-TEST_CASE("TODO(06.5) racecheck and synccheck") { check_races(step_of("06.5")); }
-
-TEST_CASE("TODO(06.5) large: histogram_vectorized past 2^31 bytes") { check_large(step_of("06.5")); }
+TEST_CASE("TODO(06.5) racecheck and synccheck") { check_race_free(vectorized); }
+TEST_CASE("TODO(06.5) large: histogram_vectorized past 2^31 bytes") { check_large(vectorized); }

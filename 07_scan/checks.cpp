@@ -1,41 +1,264 @@
 // Chapter 07 checks. Every test case name starts with its task, so `meson test` shows one line per task and a
 // failure reads e.g. "TODO(07.3): scan_multiblock(n=33, block=32) inclusive: first mismatch at index 0 ...".
 // Inputs include negative values; outputs are poisoned first and the elements after the output must stay
-// poisoned; every accepted block size is checked; sizes past a kernel's limit must throw. Each task also has a
-// graded racecheck + synccheck run of its "sanitized" cases (small sizes), and 07.3 to 07.5 a `large` case
-// past 2^31 elements (07.1 and 07.2 are single-block scans: n <= 2 * block).
+// poisoned; every accepted block size is checked; sizes past a kernel's limit must be rejected. Each task also
+// runs its small cases again under racecheck and synccheck, and 07.3 to 07.5 have a `large` case past 2^31
+// elements (07.1 and 07.2 are single-block scans: n <= 2 * block).
+//
+// The checks link none of your code: every call goes to the chapter's runner (scan_runner.cpp), a program of
+// its own, and only what comes back is judged, here, against the course's CPU references.
 #include "scan.hpp"
-#include "scan_progression.hpp"
 
-#include "course/check.hpp"
+#include "course/checker.hpp"
 #include "course/data.hpp"
 #include "course/reference.hpp"
 #include "course/testing.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <set>
-#include <stdexcept>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+using course::checker::Call;
+using course::checker::Input;
+using course::checker::Result;
 using course::testing::call;
+using course::testing::seed;
 
 namespace {
 
-constexpr unsigned char poison_byte = 0xAB;  // every output int starts as 0xABABABAB
+constexpr unsigned char poison = 0xAB;       // every output int starts as 0xABABABAB
 constexpr std::size_t guard = 64;            // elements after the output that a kernel must not touch
-const std::vector<int> bad_blocks{0, 16, 31, 33, 48, 96, 2048, -32};
+const int bad_blocks[] = {0, 16, 31, 33, 48, 96, 2048, -32};
 const ScanKind both_kinds[] = {ScanKind::inclusive, ScanKind::exclusive};
-const std::vector<int> sanitized_blocks{32, 256, 1024};
+const int race_blocks[] = {32, 256, 1024};
+constexpr std::size_t wrapping_n = 99991;    // the multi-tile scans' wrapping case (single-block: the limit)
+constexpr std::size_t misaligned_n = 999983;
 
-// ------------------------------------------------------------------------ tasks that already failed this run
-// A task's graded race check runs after its other cases (doctest runs a file's cases in order); when one of
-// those failed, the task fails anyway and the slow compute-sanitizer runs are left out.
+// --------------------------------------------------------------------------------- the chapter's scans
+struct Scan {
+    std::string task;                   // "TODO(07.3)"
+    std::string op;                     // the launcher, and the runner's operation of that name
+    std::size_t (*limit)(int block);    // a single-block scan's largest n; nullptr: any n (a ScanScratch's max_n)
+    std::size_t (*tile)(int block);     // items one block scans: sizes are aimed at its edges and recursion levels
+    bool misaligned;                    // also on pointers 4 bytes past 16-byte alignment (16-byte vector access)
+    const Scan* earlier;                // the scan it builds on, probed first
+
+    bool multi_tile() const { return limit == nullptr; }
+};
+
+std::size_t blelloch_tile(int block) { return 2 * static_cast<std::size_t>(block); }
+std::size_t register_tile(int block) { return static_cast<std::size_t>(block) * scan_items_per_thread; }
+
+const Scan hillis_steele{"TODO(07.1)", "scan_hillis_steele", hillis_steele_max_n, hillis_steele_max_n, false, nullptr};
+const Scan blelloch{"TODO(07.2)", "scan_blelloch", blelloch_max_n, blelloch_max_n, false, nullptr};
+const Scan multiblock{"TODO(07.3)", "scan_multiblock", nullptr, blelloch_tile, false, &blelloch};
+const Scan warp_shuffle{"TODO(07.4)", "scan_warp_shuffle", nullptr, register_tile, true, nullptr};
+const Scan single_pass{"TODO(07.5)", "scan_single_pass", nullptr, register_tile, true, &warp_shuffle};
+const Scan single_pass_float{"TODO(07.5)", "scan_single_pass<float>", nullptr, register_tile, true, &warp_shuffle};
+
+// The largest of the standard sizes (2^24 + 7; 999983 under compute-sanitizer): the multi-tile scans' largest
+// n, with a ScanScratch for one more (so that n = max_n + 1 can be rejected).
+std::size_t largest_size() { return course::testing::standard_sizes(1024).back(); }
+std::size_t capacity(const Scan& s, int block) { return s.multi_tile() ? largest_size() : s.limit(block); }
+
+// The standard sizes, the tile's edges and sizes whose recursion has 1, 2 and 3 levels of tile sums (for a
+// single-block scan the tile is its limit: the limit and its neighbours).
+std::vector<std::size_t> sizes(const Scan& s, int block)
+{
+    std::vector<std::size_t> all = course::testing::standard_sizes(block);
+    const std::size_t t = s.tile(block);
+    all.insert(all.end(), {t - 1, t, t + 1, 2 * t + 3, t * t, t * t + 1, t * t * t + 1});
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+}
+
+// The small sizes that racecheck and synccheck watch (all of them also in sizes()): a single-block scan at 1,
+// 33 and its limit, a multi-tile one at 1, 1000, 5000 and two tiles + 3.
+std::vector<std::size_t> small_sizes(const Scan& s, int block)
+{
+    if (s.multi_tile()) return {1, 1000, 5000, 2 * s.tile(block) + 3};
+    std::vector<std::size_t> small;
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, s.limit(block)})
+        if (n <= s.limit(block)) small.push_back(n);
+    return small;
+}
+
+// A call of `s` without its buffers: the kind and, for a multi-tile scan, the max_n of its ScanScratch.
+Call scan_call(const Scan& s, ScanKind kind, std::size_t n, int block, std::size_t max_n)
+{
+    Call c(s.op, n, block);
+    c.param("kind", kind == ScanKind::inclusive ? 0 : 1);
+    if (s.multi_tile()) c.param("max_n", static_cast<long long>(max_n));
+    return c;
+}
+
+// ------------------------------------------------------------------------------------------ judging
+// What is wrong with the output (buffer 1) of the call that gave `r`, "" when nothing: the call returned,
+// `wrong(got)` finds nothing wrong in its n elements, and the `lead` elements before them and the guard after
+// them still hold the poison.
+template <class T, class Judge>
+std::string output_problem(const Result& r, std::size_t n, std::size_t lead, const Judge& wrong)
+{
+    if (!r.ok()) return r.what();
+    if (std::string problem = wrong(r.elements<T>(1)); !problem.empty()) return problem;
+    const Result::Bytes& out = r.buffers.at(1);
+    const auto poisoned = [&](std::size_t k) {
+        for (std::size_t b = 0; b < sizeof(T); ++b)
+            if (out.data[k * sizeof(T) + b] != poison) return false;
+        return true;
+    };
+    const auto written = [&](std::size_t from, std::size_t to) {  // the first element in [from, to) not poisoned
+        while (from < to && poisoned(from)) ++from;
+        return from;
+    };
+    std::size_t k = written(0, lead);
+    if (k == lead) k = written(lead + n, out.size / sizeof(T));
+    if (k == out.size / sizeof(T)) return "";
+    const long long element = static_cast<long long>(k) - static_cast<long long>(lead);
+    return "wrote outside its output (element " + std::to_string(element) + ")";
+}
+
+int poison_int()
+{
+    int value;
+    std::memset(&value, poison, sizeof value);
+    return value;
+}
+
+// Ints in sealed shared memory, with their whole inclusive and exclusive scans: the scan of the first n
+// elements is the first n elements of those.
+struct IntData {
+    explicit IntData(std::vector<int> v)
+        : values(std::move(v)), input(values), inclusive(values.size()), exclusive(values.size())
+    {
+        course::inclusive_scan_reference(values.data(), inclusive.data(), values.size());
+        course::exclusive_scan_reference(values.data(), exclusive.data(), values.size());
+    }
+    // The expected scan of values[first, first + n) (computed into `shifted` when first > 0).
+    const int* expected(ScanKind kind, std::size_t first, std::size_t n, std::vector<int>& shifted) const
+    {
+        if (first == 0) return (kind == ScanKind::inclusive ? inclusive : exclusive).data();
+        shifted.resize(n);
+        if (kind == ScanKind::inclusive) course::inclusive_scan_reference(values.data() + first, shifted.data(), n);
+        else course::exclusive_scan_reference(values.data() + first, shifted.data(), n);
+        return shifted.data();
+    }
+    std::vector<int> values;
+    Input input;
+    std::vector<int> inclusive, exclusive;
+};
+
+// Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
+std::vector<int> wrapping_values(std::size_t n) { return course::random_ints(n, seed(2), 1 << 30, INT_MAX); }
+
+// What is wrong with `s` scanning data[first, first + n) into a poisoned output, both pointers `first`
+// elements into their buffers (first = 1: not 16-byte aligned); "" when nothing.
+std::string int_scan_problem(const Scan& s, ScanKind kind, const IntData& data, std::size_t n, int block,
+                             std::size_t max_n, std::size_t first = 0)
+{
+    const Result r = course::checker::run(scan_call(s, kind, n, block, max_n)
+                                              .input(data.input, first, n, first)
+                                              .output<int>(n, poison, guard, first));
+    std::vector<int> shifted;
+    const int* expected = data.expected(kind, first, n, shifted);
+    return output_problem<int>(r, n, first, [&](const int* got) -> std::string {
+        const auto mm = course::first_mismatch(expected, got, n);
+        return mm ? course::describe(*mm, n) : "";
+    });
+}
+
+bool check_int_scan(const Scan& s, ScanKind kind, const IntData& data, std::size_t n, int block, std::size_t max_n,
+                    const std::string& what, std::size_t first = 0)
+{
+    const std::string label = course::testing::detail::note_call(s.task, what + " " + to_string(kind));
+    const std::string problem = int_scan_problem(s, kind, data, n, block, max_n, first);
+    VERIFY(problem.empty(), label << ": " << problem);
+    return problem.empty();
+}
+
+// `s` must reject these arguments before it runs anything. Its pointers hold an address below Linux's
+// mmap_min_addr, never a buffer: a launcher that runs the call anyway faults.
+void check_rejects(const Scan& s, std::size_t n, int block, std::size_t max_n, const std::string& why = "",
+                   ScanKind kind = ScanKind::inclusive)
+{
+    constexpr unsigned long long unmapped = 0x1000;
+    const Call c = scan_call(s, kind, n, block, max_n).fake(4, unmapped).fake(4, unmapped);
+    const std::string what = call(s.op, n, block) + " " + to_string(kind) + why;
+    course::testing::check_rejected(s.task, what, course::checker::run(c));
+}
+
+// ------------------------------------------------------------------------------------------- the checks
+// The scan a task builds on must work first (one tile of block 256, inclusive): otherwise the failure names
+// that task instead of this one.
+bool earlier_task_works(const Scan& s)
+{
+    if (s.earlier == nullptr) return true;
+    const Scan& earlier = *s.earlier;
+    const std::size_t n = earlier.tile(256);
+    const IntData data(course::random_ints(n, seed(9)));
+    const std::string problem = int_scan_problem(earlier, ScanKind::inclusive, data, n, 256, n);
+    VERIFY(problem.empty(), s.task << ": depends on " << earlier.task << " (" << call(earlier.op, n, 256)
+                                   << "), which fails: " << problem << "; fix " << earlier.task << " first");
+    return problem.empty();
+}
+
+// Every accepted block, both kinds, every size up to what the scan takes (sizes past a single-block scan's
+// limit must be rejected), wrapping sums, misaligned pointers; then the arguments it must reject.
+void check_scan(const Scan& s)
+{
+    if (!earlier_task_works(s)) return;
+    const std::size_t max_n = largest_size() + 1;
+    const IntData data(course::random_ints(capacity(s, 1024) + 1, seed(s.multi_tile() ? 3 : 1)));
+    const IntData wrapping(wrapping_values(std::min(capacity(s, 1024), wrapping_n)));
+    for (int block : course::testing::power_of_two_blocks()) {
+        const std::size_t most = capacity(s, block);
+        for (ScanKind kind : both_kinds) {
+            for (std::size_t n : sizes(s, block)) {
+                if (n <= most) {
+                    if (!check_int_scan(s, kind, data, n, block, max_n, call(s.op, n, block))) return;
+                } else if (!s.multi_tile()) {
+                    check_rejects(s, n, block, max_n, " (past its limit " + std::to_string(most) + ")", kind);
+                }
+            }
+            const std::size_t wraps = std::min(most, wrapping_n);
+            const std::string wrapping_call = call(s.op, wraps, block) + " with wrapping int32 sums";
+            if (!check_int_scan(s, kind, wrapping, wraps, block, max_n, wrapping_call)) return;
+            if (s.misaligned && block == 256 &&
+                !check_int_scan(s, kind, data, misaligned_n, block, max_n,
+                                call(s.op, misaligned_n, block) + " on pointers 4 bytes past 16-byte alignment", 1))
+                return;
+        }
+    }
+    for (int block : bad_blocks) check_rejects(s, 1, block, max_n);
+    if (s.multi_tile())
+        check_rejects(s, max_n + 1, 256, max_n, " with a ScanScratch for max_n = " + std::to_string(max_n));
+}
+
+// Blocks 32, 256, 1024, both kinds, small_sizes(): what racecheck and synccheck watch.
+void check_small_sizes(const Scan& s)
+{
+    std::size_t max_n = 0;
+    for (int block : race_blocks)
+        for (std::size_t n : small_sizes(s, block)) max_n = std::max(max_n, n);
+    const IntData data(course::random_ints(max_n, seed(8)));
+    for (int block : race_blocks)
+        for (ScanKind kind : both_kinds)
+            for (std::size_t n : small_sizes(s, block))
+                if (!check_int_scan(s, kind, data, n, block, max_n, call(s.op, n, block))) return;
+}
+
+// ---- tasks that already failed this run: a task's graded race check runs after its other cases (doctest runs a
+// file's cases in order); when one of those failed, the task fails anyway and the slow compute-sanitizer runs
+// are left out.
 std::set<std::string> failed_tasks;
 
 std::string task_of(const std::string& case_name)  // "TODO(07.5) ..." -> "TODO(07.5)"
@@ -64,332 +287,187 @@ struct FailedTasks : doctest::IReporter {
 };
 REGISTER_LISTENER("scan_failed_tasks", 2, FailedTasks);
 
-// The graded race check of a task: its "sanitized <task>" cases under racecheck and under synccheck.
-void race_checks(const std::string& task)
+// The graded race check of a task: its small sizes in a runner under racecheck, then under synccheck.
+void check_race_free(const Scan& s)
 {
-    if (failed_tasks.count(task) > 0) {
-        VERIFY(false, task << ": racecheck and synccheck were not run: the checks above fail already");
+    if (failed_tasks.count(s.task) > 0) {
+        VERIFY(false, s.task << ": racecheck and synccheck were not run: the checks above fail already");
         return;
     }
-    const std::string filter = "sanitized " + task + "*";
-    course::testing::check_sanitizer_clean(task.c_str(), "racecheck", filter);
-    course::testing::check_sanitizer_clean(task.c_str(), "synccheck", filter);
+    for (const char* tool : {"racecheck", "synccheck"})
+        course::testing::check_tool_clean(s.task, tool, [&] { check_small_sizes(s); });
 }
 
-// --------------------------------------------------------------------------------------------- the tables
-const course::Step<SingleBlockScan>& single_block_step(const std::string& task)
+// 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out, both made on the runner's side): past
+// 2^31 by more than the largest tile (32768 items), so that whole tiles start past 2^31, where a 32-bit tile
+// start goes negative. The input is the byte 0x01 everywhere, so element i of the inclusive scan is
+// (i + 1) * 0x01010101 modulo 2^32 and no reference array is needed.
+constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 16) + 7;
+
+void check_large(const Scan& s, std::size_t n = large_n)
 {
-    for (const auto& step : single_block_scans)
-        if (task == step.task) return step;
-    throw std::logic_error("no single-block scan for task " + task);
+    const int block = 256;
+    REQUIRE_GPU_MEMORY(2 * n * sizeof(int) + (std::size_t{512} << 20));
+    if (!earlier_task_works(s)) return;
+    const std::string label = course::testing::detail::note_call(s.task, call(s.op, n, block) + " inclusive");
+    const Result r = course::checker::run(scan_call(s, ScanKind::inclusive, n, block, n)
+                                              .filled(sizeof(int), n, 0x01)
+                                              .output<int>(n, poison, guard)
+                                              .timeout(std::chrono::seconds(300)));
+    const std::string problem = output_problem<int>(r, n, 0, [&](const int* got) -> std::string {
+        std::uint32_t expected = 0x01010101u;  // (i + 1) * 0x01010101 modulo 2^32, for i = 0, 1, ...
+        for (std::size_t i = 0; i < n; ++i, expected += 0x01010101u)
+            if (static_cast<std::uint32_t>(got[i]) != expected)
+                return "element " + std::to_string(i) + " is " + std::to_string(got[i]) + ", expected " +
+                       std::to_string(static_cast<int>(expected)) +
+                       (got[i] == poison_int() ? " (never written: a 32-bit index?)" : "");
+        return "";
+    });
+    VERIFY(problem.empty(), label << ": " << problem);
 }
 
-const course::Step<MultiTileScan>& multi_tile_step(const std::string& task)
-{
-    for (const auto& step : multi_tile_scans)
-        if (task == step.task) return step;
-    throw std::logic_error("no multi-tile scan for task " + task);
-}
-
-std::string todo(const char* task) { return std::string("TODO(") + task + ")"; }
-
-// ------------------------------------------------------------------------------------------------ helpers
-int poison_int()
-{
-    int value;
-    std::memset(&value, poison_byte, sizeof value);
-    return value;
-}
-
-// The largest of the standard sizes (2^24 + 7; 999983 under compute-sanitizer).
-std::size_t largest_size() { return course::testing::standard_sizes(1024).back(); }
-
-std::vector<std::size_t> up_to(std::vector<std::size_t> sizes, std::size_t limit)
-{
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](std::size_t s) { return s > limit; }), sizes.end());
-    return sizes;
-}
-
-// The standard sizes plus the tile edges and sizes whose recursion has 1, 2 and 3 levels of tile sums.
-std::vector<std::size_t> multi_tile_sizes(int block, std::size_t tile)
-{
-    auto sizes = course::testing::standard_sizes(block);
-    for (std::size_t extra : {tile - 1, tile, tile + 1, 2 * tile + 3, tile * tile, tile * tile + 1,
-                              tile * tile * tile + 1})
-        sizes.push_back(extra);
-    return up_to(sizes, largest_size());
-}
-
-std::size_t blelloch_tile(int block) { return 2 * static_cast<std::size_t>(block); }
-std::size_t register_tile(int block) { return static_cast<std::size_t>(block) * scan_items_per_thread; }
-
-// The items one block of a multi-tile scan handles, to aim sizes at tile edges and recursion depths.
-std::size_t tile_items(const course::Step<MultiTileScan>& step, int block)
-{
-    return step.launch == scan_multiblock ? blelloch_tile(block) : register_tile(block);
-}
-
-void reference(ScanKind kind, const int* in, std::size_t n, std::vector<int>& out)
-{
-    out.resize(n);
-    if (kind == ScanKind::inclusive) course::inclusive_scan_reference(in, out.data(), n);
-    else course::exclusive_scan_reference(in, out.data(), n);
-}
-
-// Float inputs, accumulated in double.
-void reference(ScanKind kind, const float* in, std::size_t n, std::vector<double>& out)
-{
-    out.resize(n);
-    if (kind == ScanKind::inclusive) course::inclusive_scan_reference(in, out.data(), n);
-    else course::exclusive_scan_reference(in, out.data(), n);
-}
-
-// One int input, generated and copied to the GPU once per test case; a check of n elements scans its first n
-// elements, whose scans are the first n elements of the full scans.
-struct IntInput {
-    std::vector<int> host, inclusive, exclusive;
-    course::DeviceBuffer<int> device, out;
-
-    explicit IntInput(std::vector<int> values)
-        : host(std::move(values)), device(host.size()), out(host.size() + guard + 4)
+// ------------------------------------------------------------------------------------ 07.5: float scans
+// Floats in sealed shared memory, with their scans accumulated in double.
+struct FloatData {
+    explicit FloatData(std::vector<float> v)
+        : values(std::move(v)), input(values), inclusive(values.size()), exclusive(values.size())
     {
-        reference(ScanKind::inclusive, host.data(), host.size(), inclusive);
-        reference(ScanKind::exclusive, host.data(), host.size(), exclusive);
-        device.copy_from_host(host);
+        course::inclusive_scan_reference(values.data(), inclusive.data(), values.size());
+        course::exclusive_scan_reference(values.data(), exclusive.data(), values.size());
     }
+    std::vector<float> values;
+    Input input;
+    std::vector<double> inclusive, exclusive;
 };
 
-using IntScan = std::function<void(const int* in, int* out, std::size_t n)>;
-
-// What scanning n inputs from element `shift` (shift > 0: pointers that are not 16-byte aligned) into the
-// poisoned output at the same shift gave: "" when the result matches and nothing around it was written, else
-// what is wrong. With a scratch, a look-back that gave up waiting throws (ScanScratch::check).
-std::string scan_problem(const std::string& label, IntInput& data, ScanKind kind, std::size_t n, const IntScan& scan,
-                         std::size_t shift, ScanScratch* scratch)
+// Every element of the float scan within float_scan_tolerance of the double reference (README: "Floats"), or,
+// `exact`, equal to it; "" when so.
+std::string float_mismatch(const FloatData& data, ScanKind kind, std::size_t n, const float* got, bool exact)
 {
-    data.out.fill_bytes(poison_byte);
-    scan(data.device.data() + shift, data.out.data() + shift, n);
-    std::vector<int> got(shift + n + guard);
-    data.out.copy_to_host(got.data(), got.size());  // waits for the kernels; a fault surfaces here
-    if (scratch != nullptr) scratch->check(label);
-
-    std::vector<int> expected_shifted;
-    const int* expected = (kind == ScanKind::inclusive ? data.inclusive : data.exclusive).data();
-    if (shift > 0) {
-        reference(kind, data.host.data() + shift, n, expected_shifted);
-        expected = expected_shifted.data();
+    const bool inclusive = kind == ScanKind::inclusive;
+    const std::vector<double>& expected = inclusive ? data.inclusive : data.exclusive;
+    double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
+    for (std::size_t i = 0; i < n; ++i) {
+        if (inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
+        const double tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
+        const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
+        if (!(error <= tolerance)) {  // also catches NaN
+            std::ostringstream s;
+            s.precision(9);
+            s << "element " << i << " of " << n << " is " << got[i] << ", expected " << expected[i] << " +- "
+              << tolerance;
+            return s.str();
+        }
+        if (!inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
     }
-    if (const auto mm = course::first_mismatch(expected, got.data() + shift, n)) return course::describe(*mm, n);
-    std::size_t outside = 0;  // the first element written outside [shift, shift + n)
-    while (outside < got.size() && ((outside >= shift && outside < shift + n) || got[outside] == poison_int()))
-        ++outside;
-    if (outside < got.size())
-        return "wrote outside its output (element " +
-               std::to_string(static_cast<long long>(outside) - static_cast<long long>(shift)) + ")";
     return "";
 }
 
-// The same as a graded check: true when right, else a failure that names the task and the call (also for an
-// exception: a CUDA error, or a look-back that gave up waiting).
-bool check_int_scan(const std::string& task, const std::string& what, IntInput& data, ScanKind kind, std::size_t n,
-                    const IntScan& scan, std::size_t shift = 0, ScanScratch* scratch = nullptr)
+bool check_float_scan(const FloatData& data, ScanKind kind, std::size_t n, int block, std::size_t max_n,
+                      const std::string& what, bool exact)
 {
-    const std::string label = course::testing::detail::note_call(task, what + " " + to_string(kind));
-    std::string problem;
-    try {
-        problem = scan_problem(label, data, kind, n, scan, shift, scratch);
-        if (!problem.empty()) problem = label + ": " + problem;
-    } catch (const std::exception& e) {
-        problem = e.what();
-        if (problem.rfind(label, 0) != 0) problem = label + ": " + problem;
-    }
-    VERIFY(problem.empty(), problem);
+    const Scan& s = single_pass_float;
+    const std::string label = course::testing::detail::note_call(s.task, what + " " + to_string(kind));
+    const Result r = course::checker::run(
+        scan_call(s, kind, n, block, max_n).input(data.input, 0, n).output<float>(n, poison, guard));
+    const std::string problem = output_problem<float>(
+        r, n, 0, [&](const float* got) { return float_mismatch(data, kind, n, got, exact); });
+    VERIFY(problem.empty(), label << ": " << problem);
     return problem.empty();
 }
 
-std::vector<int> wrapping_values(std::size_t n, std::uint64_t salt)
+// Random floats in [-1, 1) (every order of additions rounds differently; the bound covers them all) and whole
+// numbers in [-100, 100] whose every partial sum stays below 2^23 in magnitude: each sum of a contiguous range is
+// then below 2^24, so every float addition a scan makes is exact, in any order.
+void check_float_scans()
 {
-    // Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
-    return course::random_ints(n, course::testing::seed(salt), 1 << 30, INT_MAX);
-}
-
-// ---------------------------------------------------------------------------------------- single block
-// Every accepted block, every size up to the kernel's limit, both kinds; sizes past it must throw.
-void check_single_block(const char* task_id)
-{
-    const std::string task = todo(task_id);
-    const auto& step = single_block_step(task_id);
-    IntInput data(course::random_ints(2048 + 1, course::testing::seed(1)));
-    IntInput wrapping(wrapping_values(2048, 2));
-    for (int block : course::testing::power_of_two_blocks()) {
-        const std::size_t limit = single_block_max_n(step, block);
-        auto sizes = course::testing::standard_sizes(block);
-        sizes.insert(sizes.end(), {limit - 1, limit, limit + 1});
-        for (ScanKind kind : both_kinds) {
-            const IntScan run = [&](const int* in, int* out, std::size_t n) {
-                step.launch(in, out, kind, n, block, nullptr);
-            };
-            for (std::size_t n : up_to(sizes, limit))
-                if (!check_int_scan(task, call(step.name, n, block), data, kind, n, run)) return;
-            const std::string wraps = call(step.name, limit, block) + " with wrapping int32 sums";
-            if (!check_int_scan(task, wraps, wrapping, kind, limit, run)) return;
-            for (std::size_t n : sizes)
-                if (n > limit)
-                    CHECK_THROWS_AS_MESSAGE(step.launch(nullptr, nullptr, kind, n, block, nullptr),
-                                            std::invalid_argument,
-                                            task << ": " << call(step.name, n, block) << " must throw (limit "
-                                                 << limit << ")");
-        }
-    }
-    for (int block : bad_blocks)
-        CHECK_THROWS_AS_MESSAGE(step.launch(nullptr, nullptr, ScanKind::inclusive, 1, block, nullptr),
-                                std::invalid_argument,
-                                task << ": " << call(step.name, 1, block) << " must reject the block size");
-}
-
-// Small sizes for racecheck and synccheck: blocks 32, 256, 1024; n = 1, 33 and the limit.
-void sanitized_single_block(const char* task_id)
-{
-    const std::string task = todo(task_id);
-    const auto& step = single_block_step(task_id);
-    IntInput data(course::random_ints(2048, course::testing::seed(7)));
-    for (int block : sanitized_blocks)
-        for (ScanKind kind : both_kinds) {
-            const IntScan run = [&](const int* in, int* out, std::size_t n) {
-                step.launch(in, out, kind, n, block, nullptr);
-            };
-            for (std::size_t n : up_to({1, 33, single_block_max_n(step, block)}, single_block_max_n(step, block)))
-                if (!check_int_scan(task, call(step.name, n, block), data, kind, n, run)) return;
-        }
-}
-
-// ------------------------------------------------------------------------------------------ multi-tile
-// The earlier task a multi-tile task builds on must work first (one block's worth, block 256): otherwise the
-// failure names that task instead of this one.
-bool earlier_task_works(const std::string& task, const std::string& earlier, const std::string& what,
-                        const IntScan& scan, std::size_t n)
-{
-    IntInput data(course::random_ints(n, course::testing::seed(9)));
-    std::string problem;
-    try {
-        problem = scan_problem(what, data, ScanKind::inclusive, n, scan, 0, nullptr);
-    } catch (const std::exception& e) {
-        problem = e.what();
-    }
-    VERIFY(problem.empty(), task << ": depends on " << earlier << " (" << what << "), which fails: " << problem
-                                 << "; fix " << earlier << " first");
-    return problem.empty();
-}
-
-bool depends_on_earlier_task(const char* task_id)
-{
-    const std::string task = todo(task_id);
-    if (task == "TODO(07.3)")
-        return earlier_task_works(task, "TODO(07.2)", call("scan_blelloch", 512, 256),
-                                  [](const int* in, int* out, std::size_t n) {
-                                      scan_blelloch(in, out, ScanKind::inclusive, n, 256);
-                                  },
-                                  512);
-    if (task == "TODO(07.5)") {
-        ScanScratch scratch(register_tile(256));
-        return earlier_task_works(task, "TODO(07.4)", call("scan_warp_shuffle", register_tile(256), 256),
-                                  [&](const int* in, int* out, std::size_t n) {
-                                      scan_warp_shuffle(in, out, ScanKind::inclusive, n, 256, scratch);
-                                  },
-                                  register_tile(256));
-    }
-    return true;
-}
-
-void check_multi_tile(const char* task_id, bool check_misaligned)
-{
-    const std::string task = todo(task_id);
-    const auto& step = multi_tile_step(task_id);
-    if (!depends_on_earlier_task(task_id)) return;
+    if (!earlier_task_works(single_pass_float)) return;
     const std::size_t largest = largest_size();
-    IntInput data(course::random_ints(largest + 1, course::testing::seed(3)));
-    IntInput wrapping(wrapping_values(99991, 4));
-    ScanScratch scratch(largest + 1);
-    for (int block : course::testing::power_of_two_blocks()) {
-        for (ScanKind kind : both_kinds) {
-            const IntScan run = [&](const int* in, int* out, std::size_t n) {
-                step.launch(in, out, kind, n, block, scratch, nullptr);
-            };
-            for (std::size_t n : multi_tile_sizes(block, tile_items(step, block)))
-                if (!check_int_scan(task, call(step.name, n, block), data, kind, n, run, 0, &scratch)) return;
-            const std::string wraps = call(step.name, 99991, block) + " with wrapping int32 sums";
-            if (!check_int_scan(task, wraps, wrapping, kind, 99991, run, 0, &scratch)) return;
-            if (check_misaligned && block == 256 &&
-                !check_int_scan(task, call(step.name, 999983, block) + " on pointers 4 bytes past 16-byte alignment",
-                                data, kind, 999983, run, 1, &scratch))
-                return;
-        }
-    }
-    for (int block : bad_blocks)
-        CHECK_THROWS_AS_MESSAGE(step.launch(nullptr, nullptr, ScanKind::inclusive, 1, block, scratch, nullptr),
-                                std::invalid_argument,
-                                task << ": " << call(step.name, 1, block) << " must reject the block size");
-    CHECK_THROWS_AS_MESSAGE(step.launch(nullptr, nullptr, ScanKind::inclusive, scratch.max_n() + 1, 256, scratch,
-                                        nullptr),
-                            std::invalid_argument, task << ": " << std::string(step.name) << " must reject n > the scratch's max_n");
+    const std::size_t max_n = largest + 1;
+    const FloatData values(course::random_floats(largest, seed(5)));
+    const std::vector<int> ints = course::random_ints(largest, seed(6), -100, 100);
+    const FloatData whole(std::vector<float>(ints.begin(), ints.end()));
+    double largest_partial = 0;
+    for (double v : whole.inclusive) largest_partial = std::max(largest_partial, std::fabs(v));
+    REQUIRE_MESSAGE(largest_partial < 8388608.0, "the integer-valued input's partial sums reach 2^23; rerun");
+    const Scan& s = single_pass_float;
+    for (int block : course::testing::power_of_two_blocks())
+        for (ScanKind kind : both_kinds)
+            for (std::size_t n : sizes(s, block)) {
+                if (n > largest) continue;
+                const std::string what = call(s.op, n, block);
+                if (!check_float_scan(values, kind, n, block, max_n, what, false) ||
+                    !check_float_scan(whole, kind, n, block, max_n, what + " of whole numbers", true))
+                    return;
+            }
+    check_rejects(s, 1, 100, max_n);
 }
 
-// Small sizes for racecheck and synccheck: blocks 32, 256, 1024; one tile, several tiles, two levels.
-void sanitized_multi_tile(const char* task_id)
-{
-    const std::string task = todo(task_id);
-    const auto& step = multi_tile_step(task_id);
-    std::size_t largest = 5000;  // the largest n below: two tiles + 3 at the largest block
-    for (int block : sanitized_blocks) largest = std::max(largest, 2 * tile_items(step, block) + 3);
-    IntInput data(course::random_ints(largest, course::testing::seed(8)));
-    ScanScratch scratch(largest);
-    for (int block : sanitized_blocks)
-        for (ScanKind kind : both_kinds) {
-            const IntScan run = [&](const int* in, int* out, std::size_t n) {
-                step.launch(in, out, kind, n, block, scratch, nullptr);
-            };
-            const std::size_t two_tiles = 2 * tile_items(step, block) + 3;
-            for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{5000}, two_tiles})
-                if (!check_int_scan(task, call(step.name, n, block), data, kind, n, run, 0, &scratch)) return;
-        }
-}
+// ------------------------------------------------------------------------ 07.5: the look-back alone
+// decoupled_look_back run once as tile `tile` on statuses written here: tiles before it hold A's, except a P at
+// `prefix_at` and an X at `late` that a second block turns into A while the look-back polls it (none: no such
+// tile). Tiles the look-back must not reach hold A's of values that would spoil the sum.
+constexpr std::size_t none = static_cast<std::size_t>(-1);
+struct LookBack {
+    const char* what;
+    std::size_t tile;
+    std::size_t prefix_at;
+    std::size_t late;
+};
+const LookBack look_backs[] = {
+    {"after 100 A's (tile 0 too: before it counts as an empty P)", 100, none, none},
+    {"after a P at tile 60 and A's after it", 100, 60, none},
+    {"after a P at tile 90 and A's after it, tile 95 at X until it publishes A", 100, 90, 95},
+    {"after tile 0's P", 1, 0, none},
+};
 
-// 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out): past 2^31 by more than the largest
-// tile (32768 items), so that whole tiles start past 2^31, where a 32-bit tile start goes negative. The input is
-// the byte 0x01 everywhere, so element i of the inclusive scan is (i + 1) * 0x01010101 modulo 2^32 and no
-// reference array is needed.
-void check_large(const char* task_id)
+// Checked: every lane returns the sum of the tiles from the nearest P on, the tile's word ends as P of that sum
+// plus its aggregate, no wait gave up, and (with a late tile) the tile had published its A before it waited.
+void check_look_back(const LookBack& lb)
 {
-    const std::string task = todo(task_id);
-    const auto& step = multi_tile_step(task_id);
-    const std::size_t n = (std::size_t{1} << 31) + (std::size_t{1} << 16) + 7;
-    const int block = 256;
-    REQUIRE_GPU_MEMORY(2 * n * sizeof(int) + (std::size_t{512} << 20));
-    if (!depends_on_earlier_task(task_id)) return;
-    course::DeviceBuffer<int> d_in(n), d_out(n);
-    d_in.fill_bytes(0x01);
-    d_out.fill_bytes(poison_byte);
-    ScanScratch scratch(n);
-    const std::string what = task + ": " + call(step.name, n, block) + " inclusive";
-    step.launch(d_in.data(), d_out.data(), ScanKind::inclusive, n, block, scratch, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    scratch.check(what);
-
-    std::vector<int> chunk(std::size_t{1} << 26);
-    for (std::size_t start = 0; start < n; start += chunk.size()) {
-        const std::size_t count = std::min(chunk.size(), n - start);
-        CUDA_CHECK(cudaMemcpy(chunk.data(), d_out.data() + start, count * sizeof(int), cudaMemcpyDeviceToHost));
-        const auto expected = [start](std::size_t k) {
-            return static_cast<int>(static_cast<std::uint32_t>((start + k + 1) * 0x01010101ull));
-        };
-        std::size_t k = 0;
-        while (k < count && chunk[k] == expected(k)) ++k;
-        VERIFY(k == count, what << ": element " << start + k << " is " << chunk[k] << ", expected " << expected(k)
-                                << std::string(chunk[k] == poison_int() ? " (never written: a 32-bit index?)" : ""));
-        if (k != count) return;
+    const std::vector<int> random = course::random_ints(101, seed(10));
+    const auto value = [&](std::size_t t) { return static_cast<unsigned>(random[t]) * 2654435761u; };
+    const unsigned aggregate = value(100);
+    std::vector<unsigned long long> statuses(lb.tile + 1, TileStatus::invalid);
+    unsigned expected = 0;
+    for (std::size_t t = 0; t < lb.tile; ++t) {
+        statuses[t] = (t == lb.prefix_at ? TileStatus::prefix : TileStatus::aggregate) | value(t);
+        if (lb.prefix_at == none || t >= lb.prefix_at) expected += value(t);
     }
+    Call c("probe_decoupled_look_back", 0);
+    c.param("tile", static_cast<long long>(lb.tile)).param("aggregate", aggregate);
+    if (lb.late != none) {
+        statuses[lb.late] = TileStatus::invalid;
+        c.param("late_tile", static_cast<long long>(lb.late))
+            .param("late_word", static_cast<long long>(TileStatus::aggregate | value(lb.late)));
+    }
+    const Input input(statuses);
+    c.input(input, 0, statuses.size()).output<unsigned>(32, poison).output<unsigned long long>(3, poison);
+    const std::string task = single_pass.task;
+    const std::string what = "decoupled_look_back as tile " + std::to_string(lb.tile) + " " + lb.what;
+    const Result r = course::checker::run(c);
+    if (!course::testing::returned(task, what, r)) return;
+    const std::string label = task + ": " + what;
+    const unsigned* prefix = r.elements<unsigned>(1);
+    const unsigned long long published = r.element<unsigned long long>(2, 0);
+    const unsigned long long saw_aggregate = r.element<unsigned long long>(2, 1);
+    const unsigned long long timeout_record = r.element<unsigned long long>(2, 2);
+    VERIFY(timeout_record == 0, label << ": tile " << (timeout_record >> 32) << " waited on tile "
+                                      << (timeout_record & 0xffffffffull)
+                                      << " for more than 1 s (it reads a tile that never publishes)");
+    int lane = 0;
+    while (lane < 32 && prefix[lane] == expected) ++lane;
+    VERIFY(lane == 32, label << ": lane " << lane << " returned " << prefix[lane % 32] << ", expected " << expected
+                             << " (the sum of the earlier tiles, in every lane)");
+    const unsigned long long p = TileStatus::prefix | static_cast<unsigned>(expected + aggregate);
+    VERIFY(published == p, label << ": its status word ends as flag " << (published >> 32) << " with value "
+                                 << static_cast<unsigned>(published) << ", expected P (flag 2) with value "
+                                 << static_cast<unsigned>(expected + aggregate)
+                                 << " (the prefix plus its own aggregate)");
+    if (lb.late != none)
+        VERIFY(saw_aggregate == 1, label << ": while it waited for tile " << lb.late
+                                         << ", its own status showed no A: publish A at once, before looking back (a "
+                                            "later tile may be waiting for it)");
 }
 
 }  // namespace
@@ -398,243 +476,83 @@ void check_large(const char* task_id)
 TEST_CASE("TODO(07.1) scan_hillis_steele: n <= block, every block, inclusive and exclusive, limits")
 {
     REQUIRE_GPU();
-    check_single_block("07.1");
-}
-
-TEST_CASE("sanitized TODO(07.1) scan_hillis_steele: small n, blocks 32, 256, 1024")
-{
-    REQUIRE_GPU();
-    sanitized_single_block("07.1");
+    check_scan(hillis_steele);
 }
 
 TEST_CASE("TODO(07.1) racecheck and synccheck")
 {
     REQUIRE_GPU();
-    race_checks("TODO(07.1)");
+    check_race_free(hillis_steele);
 }
 
 // ---------------------------------------------------------------------------------------------------- 07.2
 TEST_CASE("TODO(07.2) scan_blelloch: n <= 2 * block, every block, inclusive and exclusive, limits")
 {
     REQUIRE_GPU();
-    check_single_block("07.2");
-}
-
-TEST_CASE("sanitized TODO(07.2) scan_blelloch: small n, blocks 32, 256, 1024")
-{
-    REQUIRE_GPU();
-    sanitized_single_block("07.2");
+    check_scan(blelloch);
 }
 
 TEST_CASE("TODO(07.2) racecheck and synccheck")
 {
     REQUIRE_GPU();
-    race_checks("TODO(07.2)");
+    check_race_free(blelloch);
 }
 
 // ---------------------------------------------------------------------------------------------------- 07.3
 TEST_CASE("TODO(07.3) scan_multiblock: any n, every block, 1 to 4 recursion levels, inclusive and exclusive")
 {
     REQUIRE_GPU();
-    check_multi_tile("07.3", false);
+    check_scan(multiblock);
 }
 
-TEST_CASE("TODO(07.3) large: scan_multiblock of 2^31 + 65543 ints")
-{
-    check_large("07.3");
-}
-
-TEST_CASE("sanitized TODO(07.3) scan_multiblock: n up to 2 tiles + 3, blocks 32, 256, 1024")
-{
-    REQUIRE_GPU();
-    sanitized_multi_tile("07.3");
-}
+TEST_CASE("TODO(07.3) large: scan_multiblock of 2^31 + 65543 ints") { check_large(multiblock); }
 
 TEST_CASE("TODO(07.3) racecheck and synccheck")
 {
     REQUIRE_GPU();
-    race_checks("TODO(07.3)");
+    check_race_free(multiblock);
 }
 
 // ---------------------------------------------------------------------------------------------------- 07.4
 TEST_CASE("TODO(07.4) scan_warp_shuffle: any n, every block, misaligned pointers, inclusive and exclusive")
 {
     REQUIRE_GPU();
-    check_multi_tile("07.4", true);
+    check_scan(warp_shuffle);
 }
 
-TEST_CASE("TODO(07.4) large: scan_warp_shuffle of 2^31 + 65543 ints")
-{
-    check_large("07.4");
-}
-
-TEST_CASE("sanitized TODO(07.4) scan_warp_shuffle: n up to 2 tiles + 3, blocks 32, 256, 1024")
-{
-    REQUIRE_GPU();
-    sanitized_multi_tile("07.4");
-}
+TEST_CASE("TODO(07.4) large: scan_warp_shuffle of 2^31 + 65543 ints") { check_large(warp_shuffle); }
 
 TEST_CASE("TODO(07.4) racecheck and synccheck")
 {
     REQUIRE_GPU();
-    race_checks("TODO(07.4)");
+    check_race_free(warp_shuffle);
 }
 
 // ---------------------------------------------------------------------------------------------------- 07.5
-namespace {
-
-// Float results: got[i] must lie within float_scan_tolerance of the double reference (README: "Floats").
-bool check_float_scan(const std::string& task, const std::string& what, const std::vector<float>& host,
-                      course::DeviceBuffer<float>& d_in, course::DeviceBuffer<float>& d_out, std::size_t n, int block,
-                      ScanKind kind, ScanScratch& scratch, bool exact)
-{
-    d_out.fill_bytes(poison_byte);
-    scan_single_pass(d_in.data(), d_out.data(), kind, n, block, scratch);
-    std::vector<float> got(n);
-    d_out.copy_to_host(got.data(), n);
-    scratch.check(task + ": " + what + " " + to_string(kind));
-    std::vector<double> expected;
-    reference(kind, host.data(), n, expected);
-    double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
-    std::size_t i = 0;      // the first element outside its tolerance
-    double tolerance = 0;
-    for (; i < n; ++i) {
-        const bool inclusive = kind == ScanKind::inclusive;
-        if (inclusive) abs_prefix += std::fabs(static_cast<double>(host[i]));
-        tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
-        const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
-        if (!(error <= tolerance)) break;  // also catches NaN (the poison is a finite float, but wrong)
-        if (!inclusive) abs_prefix += std::fabs(static_cast<double>(host[i]));
-    }
-    VERIFY(i == n, task << ": " << what << " " << to_string(kind) << ": element " << i << " of " << n << " is "
-                        << got[i] << ", expected " << expected[i] << " +- " << tolerance);
-    return i == n;
-}
-
-// One call of decoupled_look_back as tile `tile` on the prepared statuses, checked: every lane returns
-// `expected`, the tile's word ends as P of expected + aggregate, no wait gave up, and (with a late tile) the
-// tile had published its A before it waited.
-void check_look_back(const std::string& what, const std::vector<unsigned long long>& statuses, std::size_t tile,
-                     unsigned aggregate, unsigned expected, std::size_t late_tile = static_cast<std::size_t>(-1),
-                     unsigned long long late_word = 0)
-{
-    const std::string label = "TODO(07.5): decoupled_look_back as tile " + std::to_string(tile) + " " + what;
-    const LookBackProbe probe = probe_decoupled_look_back(statuses, tile, aggregate, late_tile, late_word);
-    VERIFY(probe.timeout_record == 0, label << ": tile " << (probe.timeout_record >> 32) << " waited on tile "
-                                            << (probe.timeout_record & 0xffffffffull)
-                                            << " for more than 1 s (it reads a tile that never publishes)");
-    int lane = 0;
-    while (lane < 32 && probe.prefix[lane] == expected) ++lane;
-    VERIFY(lane == 32, label << ": lane " << lane << " returned " << probe.prefix[lane % 32] << ", expected "
-                             << expected << " (the sum of the earlier tiles, in every lane)");
-    const unsigned long long published = TileStatus::prefix | static_cast<unsigned>(expected + aggregate);
-    VERIFY(probe.published == published,
-           label << ": its status word ends as flag " << (probe.published >> 32) << " with value "
-                 << static_cast<unsigned>(probe.published) << ", expected P (flag 2) with value "
-                 << static_cast<unsigned>(expected + aggregate) << " (the prefix plus its own aggregate)");
-    if (late_tile < tile)
-        VERIFY(probe.late_writer_saw_aggregate,
-               label << ": while it waited for tile " << late_tile
-                     << ", its own status showed no A: publish A at once, before looking back (a later tile may be "
-                        "waiting for it)");
-}
-
-unsigned long long status_word(unsigned long long flag, unsigned value) { return flag | value; }
-
-}  // namespace
-
 TEST_CASE("TODO(07.5) scan_single_pass: any n, every block, misaligned pointers, inclusive and exclusive")
 {
     REQUIRE_GPU();
-    check_multi_tile("07.5", true);
+    check_scan(single_pass);
 }
 
 TEST_CASE("TODO(07.5) scan_single_pass<float>: within the derived bound; integer-valued floats exactly")
 {
     REQUIRE_GPU();
-    if (!depends_on_earlier_task("07.5")) return;
-    const std::size_t largest = largest_size();
-    // Random floats in [-1, 1): every order of additions rounds differently; the bound covers them all.
-    const std::vector<float> values = course::random_floats(largest, course::testing::seed(5));
-    // Whole numbers in [-100, 100] whose every partial sum stays below 2^23 in magnitude: each sum of a
-    // contiguous range is then below 2^24, so every float addition a scan makes is exact, in any order.
-    const std::vector<int> ints = course::random_ints(largest, course::testing::seed(6), -100, 100);
-    const std::vector<float> whole(ints.begin(), ints.end());
-    std::vector<double> whole_scan;
-    reference(ScanKind::inclusive, whole.data(), largest, whole_scan);
-    double largest_partial = 0;
-    for (double v : whole_scan) largest_partial = std::max(largest_partial, std::fabs(v));
-    REQUIRE_MESSAGE(largest_partial < 8388608.0, "the integer-valued input's partial sums reach 2^23; rerun");
-
-    course::DeviceBuffer<float> d_values(largest), d_whole(largest), d_out(largest);
-    d_values.copy_from_host(values);
-    d_whole.copy_from_host(whole);
-    ScanScratch scratch(largest);
-    for (int block : course::testing::power_of_two_blocks())
-        for (ScanKind kind : both_kinds)
-            for (std::size_t n : multi_tile_sizes(block, register_tile(block))) {
-                const std::string what = call("scan_single_pass<float>", n, block);
-                if (!check_float_scan("TODO(07.5)", what, values, d_values, d_out, n, block, kind, scratch, false) ||
-                    !check_float_scan("TODO(07.5)", what + " of whole numbers", whole, d_whole, d_out, n, block, kind,
-                                      scratch, true))
-                    return;
-            }
-    CHECK_THROWS_AS(scan_single_pass(d_values.data(), d_out.data(), ScanKind::inclusive, 1, 100, scratch),
-                    std::invalid_argument);
+    check_float_scans();
 }
 
-// The look-back alone, on statuses the check writes: the window slides (100 A's; a P 40 tiles back), the
-// nearest P ends it, an X is waited for and counted once it turns into A, and the tile publishes A first and P
-// last. Tiles the look-back must not reach hold A's of values that would spoil the sum.
+// The look-back alone: the window slides (100 A's; a P 40 tiles back), the nearest P ends it, an X is waited
+// for and counted once it turns into A, and the tile publishes A first and P last.
 TEST_CASE("TODO(07.5) decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A")
 {
     REQUIRE_GPU();
-    const std::vector<int> random = course::random_ints(101, course::testing::seed(10));
-    const auto value = [&](std::size_t t) { return static_cast<unsigned>(random[t]) * 2654435761u; };
-    const unsigned aggregate = value(100);
-    const std::size_t tile = 100;
-
-    std::vector<unsigned long long> all_aggregates(tile + 1, TileStatus::invalid);
-    unsigned sum = 0;
-    for (std::size_t t = 0; t < tile; ++t) {
-        all_aggregates[t] = status_word(TileStatus::aggregate, value(t));
-        sum += value(t);
-    }
-    check_look_back("after 100 A's (tile 0 too: before it counts as an empty P)", all_aggregates, tile, aggregate,
-                    sum);
-
-    std::vector<unsigned long long> prefix_40_back = all_aggregates;
-    prefix_40_back[60] = status_word(TileStatus::prefix, value(60));
-    unsigned from_prefix = 0;
-    for (std::size_t t = 60; t < tile; ++t) from_prefix += value(t);
-    check_look_back("after a P at tile 60 and A's after it", prefix_40_back, tile, aggregate, from_prefix);
-
-    std::vector<unsigned long long> late_aggregate = all_aggregates;
-    late_aggregate[90] = status_word(TileStatus::prefix, value(90));
-    late_aggregate[95] = TileStatus::invalid;
-    unsigned from_late = 0;
-    for (std::size_t t = 90; t < tile; ++t) from_late += value(t);
-    check_look_back("after a P at tile 90 and A's after it, tile 95 at X until it publishes A", late_aggregate, tile,
-                    aggregate, from_late, 95, status_word(TileStatus::aggregate, value(95)));
-
-    std::vector<unsigned long long> one_back(2, TileStatus::invalid);
-    one_back[0] = status_word(TileStatus::prefix, value(0));
-    check_look_back("after tile 0's P", one_back, 1, aggregate, value(0));
+    for (const LookBack& lb : look_backs) check_look_back(lb);
 }
 
-TEST_CASE("TODO(07.5) large: scan_single_pass of 2^31 + 65543 ints")
-{
-    check_large("07.5");
-}
-
-TEST_CASE("sanitized TODO(07.5) scan_single_pass: n up to 2 tiles + 3, blocks 32, 256, 1024")
-{
-    REQUIRE_GPU();
-    sanitized_multi_tile("07.5");
-}
+TEST_CASE("TODO(07.5) large: scan_single_pass of 2^31 + 65543 ints") { check_large(single_pass); }
 
 TEST_CASE("TODO(07.5) racecheck and synccheck")
 {
     REQUIRE_GPU();
-    race_checks("TODO(07.5)");
+    check_race_free(single_pass);
 }

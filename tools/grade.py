@@ -25,6 +25,7 @@ With --workers N, N trusted trees grade N submissions at once, pinned round-robi
 """
 import argparse
 import os
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -45,10 +46,12 @@ def grade_build(args):
     build = Build(args.build)
     chapters = list(load_manifest())
     start = time.monotonic()
-    errors, _, _ = compile_tests(build, chapters, build.dir / "grade-build.log", args.build_timeout)
+    errors, _ = compile_tests(build, chapters, build.dir / "grade-build.log", args.build_timeout)
     gpu = gpu_works(build, build.dir)
+    env = {"COURSE_SEED": str(args.seed)} if args.seed is not None else None
     tasks = run_tasks(build, chapters, build.dir / "grade-logs", gpu_present=gpu,
                       chapter_timeout=args.chapter_timeout, blocked=errors, jobs=args.jobs or args.jobs_default,
+                      env=env, only_task=args.task, only_chapters=args.chapters,
                       progress=None if args.quiet else lambda t: print(f"  running {t}", flush=True))
     if not tasks:
         sys.exit("grade: no TODO task tests in this build")
@@ -78,6 +81,8 @@ def grade_submissions(args):
         sys.exit("grade: two submissions have the same student id: "
                  + ", ".join(sorted({s for s in ids if ids.count(s) > 1})))
     if args.slurm:
+        if args.seed is None:  # one seed for the whole class, as a run on one machine would have
+            args.seed = secrets.randbits(63)
         folder = slurm.write_jobs(entries, out_root, Path(__file__).resolve(), args)
         print(f"Slurm jobs for {len(entries)} submission(s) in {folder}: grade-array.sbatch (one array task "
               f"each), merge.sbatch (gradebook.csv after them); submit with: bash {folder / 'submit.sh'}")
@@ -103,7 +108,8 @@ def main():
     what.add_argument("--merge", metavar="OUT", help="write OUT/gradebook.csv from OUT/*/grade.json")
     ap.add_argument("--student", help="the student id of --submission (default: its file name)")
     ap.add_argument("--out", default="grades", help="where reports go (default: ./grades)")
-    ap.add_argument("--workspace", help="keep the trusted tree and its build here, and reuse it next time")
+    ap.add_argument("--workspace", help="keep the grading trees and their builds here, and reuse them next time "
+                                        "(the same course commit and options only)")
     ap.add_argument("--worktree", action="store_true",
                     help="grade against this repository's files as they are, not its HEAD commit")
     ap.add_argument("--gpu-arch", default="native", help="the gpu_arch option of the trusted build (default native)")
@@ -118,6 +124,13 @@ def main():
     ap.add_argument("--slurm-cpus", type=int, default=8, help="CPUs of one array task (default 8)")
     ap.add_argument("--slurm-option", action="append", default=[], metavar="OPT",
                     help="an extra #SBATCH line, e.g. --slurm-option=--partition=gpu (repeatable)")
+    ap.add_argument("--seed", type=int, help="the inputs' seed (default: a fresh secret one per run, recorded in "
+                                              "every report; a failed task's report gives the command that replays it)")
+    ap.add_argument("--task", metavar="NN.k", help="grade this one task only (with --seed: reproduce a failure)")
+    ap.add_argument("--chapters", metavar="NN_name,...", help="grade these chapters only (the others are not built)")
+    ap.add_argument("--hide", action="append", default=[], metavar="DIR",
+                    help="one more folder the sandbox hides from submissions (e.g. another copy of the solutions); "
+                         "the course, the reports, the workspaces, /tmp, /home and /root always are (repeatable)")
     ap.add_argument("--no-lesson", action="store_true",
                     help="leave out the lesson suite (Nsight Compute counters; one line per chapter)")
     ap.add_argument("--verbose", action="store_true", help="print every student's table with --class")
@@ -130,6 +143,15 @@ def main():
     if args.workers < 1 or (args.jobs is not None and args.jobs < 1):
         ap.error("--workers and --jobs take a number of at least 1")
     Build.with_lesson = not args.no_lesson
+    args.course_root = str(COURSE_ROOT)
+    known = list(load_manifest())
+    args.chapters = [c.strip() for c in args.chapters.split(",")] if args.chapters else None
+    if args.chapters and any(c not in known for c in args.chapters):
+        ap.error(f"--chapters takes names among {', '.join(known)}")
+    if args.task and not any(c.startswith(args.task.split(".")[0] + "_") for c in known):
+        ap.error(f"--task takes a task such as 04.2 of a chapter among {', '.join(known)}")
+    if args.seed is not None and not 0 <= args.seed < 2**64:
+        ap.error("--seed takes a number in [0, 2^64)")
     # Decided where the tests run (a Slurm node's allocation, not the login node's cores).
     args.jobs_default = min(8, len(os.sched_getaffinity(0)))
     if args.build:

@@ -207,12 +207,16 @@ class Chapter:
 
     def compile(self, tests, log_name):
         """Builds what the tests need; returns None, or why the build failed."""
-        for test in tests:
-            Path(test["cmd"][0]).unlink(missing_ok=True)  # never run a program an earlier build left behind
+        # The checks, and the runner that links the solution file (the one a mutant changes): never run a
+        # program an earlier build left behind.
+        programs = {t["cmd"][0] for t in tests} | {t["env"]["COURSE_RUNNER"] for t in tests
+                                                   if "COURSE_RUNNER" in (t.get("env") or {})}
+        for program in programs:
+            Path(program).unlink(missing_ok=True)
         build_log = self.logs / f"{log_name}.build.log"
         code, _ = run_program(["ninja", "-C", str(self.build_dir)] + self.targets_for(tests), build_log,
                               BUILD_TIMEOUT)
-        if code == 0 and all(Path(t["cmd"][0]).exists() for t in tests):
+        if code == 0 and all(Path(p).exists() for p in programs):
             return None
         if code is None:
             return f"the build was stopped after {BUILD_TIMEOUT} s"

@@ -1,4 +1,5 @@
-// The one doctest main() of the course.
+// The one doctest main() of the course: the checks' program, which links no student code (the runner, a
+// process of its own, does; course/checker.hpp).
 //
 // Exit codes: 0 all selected cases passed; 1 a case failed (the run's seed is printed for replay) or no case
 // matched the filters; 77 nothing failed but GPU cases could not run here (Meson reports SKIP; the reason,
@@ -56,6 +57,15 @@ int main(int argc, char** argv)
     if (context.shouldExit()) return result;  // --help, --list-test-cases, ...
 
     namespace t = course::testing::detail;
+    // Under a sanitizer setup every runner ran under the tool: its report decides too.
+    if (!course::checker::sanitizer_tool().empty()) {
+        const auto end = course::checker::session().finish();
+        if (!end.log.empty() && !t::summaries_clean(end.log)) {
+            std::printf("compute-sanitizer --tool %s reported problems in the runner:\n%s\n",
+                        course::checker::sanitizer_tool().c_str(), end.log.substr(0, 20000).c_str());
+            return 1;
+        }
+    }
     if (cases_started == 0) {
         std::fprintf(stderr, "error: no test case matched the filters given on the command line\n");
         return 1;

@@ -8,10 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <utility>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace course::testing {
@@ -94,7 +92,10 @@ std::uint64_t seed(std::uint64_t salt) { return detail::run_seed() + salt * 0x9E
 std::vector<std::size_t> standard_sizes(int block)
 {
     const std::size_t b = static_cast<std::size_t>(block);
-    std::vector<std::size_t> sizes{0, 1, 2, 31, 32, 33, b - 1, b, b + 1, 999983};
+    const std::uint64_t r = seed(0x51235) * 0xD1342543DE82EF95ull;  // the run's two odd sizes
+    std::vector<std::size_t> sizes{0, 1, 2, 31, 32, 33, b - 1, b, b + 1, 1000, 5000, 999983,
+                                   static_cast<std::size_t>(((r >> 8) % 2048) * 2 + 3),
+                                   static_cast<std::size_t>(((r >> 32) % (1u << 19)) * 2 + 4097)};
     if (!under_sanitizer()) sizes.push_back((std::size_t{1} << 24) + 7);
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -134,26 +135,6 @@ std::optional<std::string> find_cuda_tool(const char* tool)
     return std::nullopt;
 }
 
-std::string self_path()
-{
-    char self[4096];
-    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    REQUIRE_MESSAGE(length > 0, "cannot find this test program (/proc/self/exe)");
-    return std::string(self, static_cast<std::size_t>(length));
-}
-
-// Runs a shell command; its exit code (-1 when it did not exit normally) and its output, stderr included.
-std::pair<int, std::string> run_command(const std::string& command)
-{
-    std::string output;
-    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-    REQUIRE_MESSAGE(pipe != nullptr, "could not run: " << command);
-    char buffer[4096];
-    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, got);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
 // One CSV line, quotes removed ("a","b,c" -> a | b,c).
 std::vector<std::string> csv_fields(const std::string& line)
 {
@@ -167,16 +148,11 @@ std::vector<std::string> csv_fields(const std::string& line)
     return fields;
 }
 
-std::string shell_quote(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+}  // namespace
 
 // The tool found something when one of its summary lines ("ERROR SUMMARY: 2 errors", "RACECHECK SUMMARY:
-// 51 hazards displayed (0 errors, 51 warnings)") counts more than zero.
-bool summaries_clean(const std::string& report)
+// 51 hazards displayed (0 errors, 51 warnings)") counts more than zero; a report without one is not clean.
+bool detail::summaries_clean(const std::string& report)
 {
     bool seen = false;
     std::istringstream lines(report);
@@ -189,12 +165,10 @@ bool summaries_clean(const std::string& report)
     return seen;
 }
 
-}  // namespace
-
-void check_sanitizer_clean(const char* task, const char* tool, const std::string& filter)
+void check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls)
 {
     if (under_sanitizer()) {
-        MESSAGE((std::string(tool) + " check left to the outer compute-sanitizer run"));
+        MESSAGE((std::string(tool) + " check left to the sanitizer setup's own tool"));
         VERIFY(true, "");
         return;
     }
@@ -205,26 +179,28 @@ void check_sanitizer_clean(const char* task, const char* tool, const std::string
                     "on PATH); the " + std::string(tool) + " check of " + task + " did not run");
         return;
     }
-    const std::string command = "COURSE_SANITIZER=" + std::string(tool) + " COURSE_SEED=" +
-                                std::to_string(detail::run_seed()) + " " + shell_quote(*sanitizer) +
-                                " --tool " + tool + " --error-exitcode 99 --print-limit 10 " +
-                                shell_quote(self_path()) + " " + shell_quote("--test-case=" + filter) +
-                                " --no-colors=true";
-    const auto [code, report] = run_command(command);
-    std::smatch counts;  // doctest's "[doctest] test cases: 3 | 3 passed | 0 failed | ..."
-    const bool cases_passed =
-        code == 0 && std::regex_search(report, counts, std::regex(R"(test cases:\s*\d+ \|\s*(\d+) passed)")) &&
-        std::stoi(counts[1].str()) > 0;
-    const bool clean = summaries_clean(report);
-    VERIFY(cases_passed && clean,
-           std::string(task) << ": compute-sanitizer --tool " << std::string(tool) << " on '" << filter << "' "
-                             << std::string(clean ? "(no hazard reported) but the cases failed or did not run"
-                                                  : "reports a problem (a race, a missing barrier or a barrier "
-                                                    "not every thread reaches)")
-                             << "; exit code " << code << "; its report:\n" << report.substr(0, 6000));
+    const std::string log = checker::temporary_path(std::string(tool) + ".log");
+    std::vector<std::string> command = checker::sanitizer_command(tool, log);
+    command.front() = *sanitizer;
+    checker::Session tooled(command, log);
+    {
+        const checker::UseSession use(tooled);
+        calls();
+    }
+    const int answered = tooled.calls();
+    const checker::Session::End end = tooled.finish();
+    const bool clean = detail::summaries_clean(end.log);
+    const bool ran = answered > 0 && end.restarts == 0 && end.exit_code == 0 && end.signal == 0;
+    VERIFY(clean && ran,
+           task << ": compute-sanitizer --tool " << std::string(tool) << " "
+                << std::string(clean ? "(no hazard reported) but its runner did not answer every call and end normally"
+                                     : "reports a problem (a race, a missing barrier or a barrier not every thread "
+                                       "reaches)")
+                << "; calls answered " << answered << ", runners restarted " << end.restarts << ", exit code "
+                << end.exit_code << "; its report:\n" << end.log.substr(0, 6000));
 }
 
-std::optional<double> ncu_metric(const std::string& filter, const std::string& kernel, const std::string& metric)
+std::optional<double> ncu_metric(const std::string& kernel, const std::string& metric, const std::function<void()>& calls)
 {
     if (under_sanitizer()) {
         record_skip("Nsight Compute cannot run inside compute-sanitizer");
@@ -237,16 +213,20 @@ std::optional<double> ncu_metric(const std::string& filter, const std::string& k
                     "on PATH); the lesson check did not run");
         return std::nullopt;
     }
-    const std::string command = "COURSE_PROFILING=1 COURSE_SEED=" + std::to_string(detail::run_seed()) + " " +
-                                shell_quote(*ncu) + " --metrics " + metric + " --kernel-name regex:" +
-                                shell_quote(kernel) + " --csv --page raw --print-units base " +
-                                shell_quote(self_path()) + " " + shell_quote("--test-case=" + filter);
-    const auto [code, output] = run_command(command);
-    if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+    const std::string log = checker::temporary_path("ncu.log");
+    checker::Session profiled({*ncu, "--target-processes", "all", "--metrics", metric, "--kernel-name",
+                               "regex:" + kernel, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log},
+                              log);
+    {
+        const checker::UseSession use(profiled);
+        calls();
+    }
+    const checker::Session::End end = profiled.finish();
+    if (end.log.find("ERR_NVGPUCTRPERM") != std::string::npos || end.output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
         record_skip("Nsight Compute may not read the GPU's performance counters here (ERR_NVGPUCTRPERM)");
         return std::nullopt;
     }
-    std::istringstream lines(output);
+    std::istringstream lines(end.log);
     std::vector<std::string> head;
     std::size_t column = 0;
     double sum = 0;
@@ -265,17 +245,34 @@ std::optional<double> ncu_metric(const std::string& filter, const std::string& k
         std::string value;
         for (char c : fields[column])
             if (c != ',') value += c;
-        char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        if (end == value.c_str()) continue;  // the units row
+        char* end_of_number = nullptr;
+        const double v = std::strtod(value.c_str(), &end_of_number);
+        if (end_of_number == value.c_str()) continue;  // the units row
         sum += v;
         ++launches;
     }
-    REQUIRE_MESSAGE(code == 0, "ncu failed (exit code " << code << "):\n" << output.substr(0, 4000));
-    REQUIRE_MESSAGE(launches > 0, "ncu profiled no launch of a kernel named like '" << kernel << "' in '"
-                                                                                     << filter << "':\n"
-                                                                                     << output.substr(0, 4000));
+    REQUIRE_MESSAGE((end.exit_code == 0 && end.signal == 0),
+                    "ncu failed (exit code " << end.exit_code << "):\n" << end.log.substr(0, 4000) << end.output.substr(0, 2000));
+    REQUIRE_MESSAGE(launches > 0, "ncu profiled no launch of a kernel named like '" << kernel << "':\n"
+                                                                                     << end.log.substr(0, 4000));
     return sum;
+}
+
+bool returned(const std::string& task, const std::string& what, const checker::Result& result)
+{
+    VERIFY(result.ok(), task << ": " << what << " " << result.what());
+    return result.ok();
+}
+
+void check_rejected(const std::string& task, const std::string& what, const checker::Result& result,
+                    const std::string& must_contain)
+{
+    VERIFY(result.rejected(), task << ": " << what << " must throw std::invalid_argument before it runs anything; "
+                                   << "instead: " << result.what());
+    if (result.rejected() && !must_contain.empty())
+        VERIFY(result.message.find(must_contain) != std::string::npos,
+               task << ": " << what << " threw std::invalid_argument(\"" << result.message << "\"), which does not say \""
+                    << must_contain << "\"");
 }
 
 std::vector<int> power_of_two_blocks(int min_block, int max_block)
@@ -300,7 +297,7 @@ std::string detail::note_call(const std::string& task, const std::string& what)
 std::string call(const std::string& name, std::size_t n, int block)
 {
     std::string s = name + "(n=" + std::to_string(n);
-    if (block > 0) s += ", block=" + std::to_string(block);
+    if (block != no_block) s += ", block=" + std::to_string(block);
     return s + ")";
 }
 

@@ -136,11 +136,20 @@ TEST_CASE("verification reports the first mismatch")
 TEST_CASE("test sizes and block sizes")
 {
     const auto sizes = course::testing::standard_sizes(256);
-    std::vector<std::size_t> expected{0, 1, 2, 31, 32, 33, 255, 256, 257, 999983, (1u << 24) + 7};
-    if (course::testing::under_sanitizer()) expected.pop_back();
-    CHECK(sizes == expected);
+    std::vector<std::size_t> fixed{0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 5000, 999983, (1u << 24) + 7};
+    if (course::testing::under_sanitizer()) fixed.pop_back();
+    for (std::size_t n : fixed) CHECK(std::count(sizes.begin(), sizes.end(), n) == 1);
+    CHECK(std::is_sorted(sizes.begin(), sizes.end()));
+    CHECK(std::adjacent_find(sizes.begin(), sizes.end()) == sizes.end());
+    // Two more, drawn from the run's seed (the same in every call of the run): odd, one below 4096, one below 2^20.
+    std::vector<std::size_t> drawn;
+    for (std::size_t n : sizes)
+        if (std::count(fixed.begin(), fixed.end(), n) == 0) drawn.push_back(n);
+    CHECK(drawn.size() <= 2);
+    for (std::size_t n : drawn) CHECK((n % 2 == 1 && n < (std::size_t{1} << 20)));
+    CHECK(course::testing::standard_sizes(256) == sizes);
     // block-1, block, block+1 are 31, 32, 33 again
-    CHECK(course::testing::standard_sizes(32).size() == expected.size() - 3);
+    CHECK(course::testing::standard_sizes(32).size() == sizes.size() - 3);
     CHECK(course::testing::power_of_two_blocks() == std::vector<int>{32, 64, 128, 256, 512, 1024});
     CHECK(course::median({3, 1, 2}) == 2);
     CHECK(course::median({4, 1, 2, 3}) == 2.5);

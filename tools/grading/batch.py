@@ -1,11 +1,16 @@
-"""Grading many submissions: one trusted workspace per worker, workers pinned round-robin to the GPUs.
+"""Grading many submissions: one checker tree for the batch, one runner workspace per worker, workers pinned
+round-robin to the GPUs.
 
-Each worker owns a workspace (its own tree, build and output directories). Worker i runs its tests with
-CUDA_VISIBLE_DEVICES set to GPU i mod (number of GPUs), and holds that GPU's lock while a submission's tests
-run: builds overlap, test runs never share a GPU. A crash, hang or grader error costs only that submission.
+The checker tree (the instructor's checks, no student code) is built once. Each worker owns a runner workspace
+(a pristine tree without solutions, copied afresh for every submission) and runs its tests with
+CUDA_VISIBLE_DEVICES set to GPU i mod (number of GPUs), holding that GPU's lock while a submission's tests run:
+builds overlap, test runs never share a GPU. The submission's build runs in the build sandbox; its runners run
+in the runner sandbox (tools/grading/sandbox.py). A crash, hang or grader error costs only that submission.
 """
+import hashlib
 import os
 import queue
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -15,12 +20,12 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import reports
+from . import reports, sandbox
 from .model import FAILED, Outcome, Task
-from .runner import task_id_of, task_name_of, chapter_of, gpu_works, run_tasks
+from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
 from .shortcuts import find_forbidden
 from .submission import find_course_root, ignored_files, open_submission, take_student_files
-from .workspace import Workspace
+from .workspace import BuildCache, CheckerTree, RunnerWorkspace, load_manifest
 
 
 def visible_gpus():
@@ -36,17 +41,24 @@ def visible_gpus():
 
 
 class Worker:
-    def __init__(self, index, workspace, gpu, gpu_lock):
-        self.index, self.ws, self.gpu, self.gpu_lock = index, workspace, gpu, gpu_lock
+    def __init__(self, index, workspace, gpu, gpu_lock, tmp):
+        self.index, self.ws, self.gpu, self.gpu_lock, self.tmp = index, workspace, gpu, gpu_lock, tmp
         self.env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
-        self.gpu_present = gpu_works(workspace.build, workspace.path, self.env)
 
 
-def grade_one(worker, path, student, out_root, options):
+class Batch:
+    """What every submission of a run shares: the checker tree, the seed, the folders the sandboxes hide."""
+
+    def __init__(self, checker, seed, hidden, gpu_present, cache):
+        self.checker, self.seed, self.hidden, self.gpu_present, self.cache = checker, seed, hidden, gpu_present, cache
+        self.sandbox_problem = None  # why runners run unsandboxed, if they do
+
+
+def grade_one(batch, worker, path, student, out_root, options):
     """One submission in the worker's workspace; returns its record (written to out_root/student)."""
     ws = worker.ws
     start = time.monotonic()
-    out_dir = out_root / student
+    out_dir = out_root / reports.folder_name(student)
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
@@ -58,24 +70,54 @@ def grade_one(worker, path, student, out_root, options):
             folder, how = None, f"unreadable: {e}"
         root = find_course_root(folder, ws.manifest) if folder else None
         files, missing = take_student_files(root, ws.manifest)
-        ignored = ignored_files(root, ws.src, ws.manifest)
+        ignored = ignored_files(root, Path(options.course_root), ws.manifest)
+        ws.fresh()
         ws.lay_over(files)
         read_s = time.monotonic() - start
-        blocked, hashes, build_s = ws.compile(out_dir / "build.log", options.build_timeout)
+        # Chapters whose files differ from the starter (already built in the fresh copy): built here, or taken
+        # from the run's cache when an earlier submission had exactly the same bytes.
+        graded = options.chapters or list(ws.manifest)
+        if options.task:
+            graded = [ch for ch in graded if ch.startswith(options.task.split(".")[0] + "_")]
+        changed = {ch: batch.cache.key(ch, ws.chapter_files(ch, files)) for ch in graded
+                   if ws.runner_of(ch) and ws.chapter_files(ch, files) != ws.chapter_files(ch, {})}
+        cached = {ch: batch.cache.get(key) for ch, key in changed.items()}
+        to_build = [ch for ch in changed if cached[ch] is None]
+        build_prefix = sandbox.build_prefix(batch.hidden, [ws.path])
+        blocked, build_s = ws.compile(to_build, out_dir / "build.log", options.build_timeout, build_prefix)
         look_start = time.monotonic()
-        owned = {ch: [ws.src / ch / f for f in fs] for ch, fs in ws.manifest.items()
-                 if ch not in blocked and any((ch, f) in files for f in fs)}
-        blocked.update(find_forbidden(ws.build_dir, owned, ws.src, scratch))
+        owned = {ch: [ws.src / ch / f for f in ws.manifest[ch]] for ch in to_build if ch not in blocked}
+        blocked.update(find_forbidden(ws.build_dir, owned, ws.baseline, ws.student_paths))
         look_s = time.monotonic() - look_start
+        for ch in to_build:
+            batch.cache.put(changed[ch], ws.runner_of(ch), blocked.get(ch))
+        for ch, hit in cached.items():
+            if hit is None:
+                continue
+            runner, verdict = hit
+            Path(ws.runner_of(ch)).unlink(missing_ok=True)
+            if verdict:
+                blocked[ch] = verdict
+            elif runner:
+                shutil.copy2(runner, ws.runner_of(ch))
+    spec, problem = sandbox.write_spec(worker.tmp / "sandbox.args", batch.hidden, [ws.build_dir])
+    env = dict(worker.env, COURSE_SEED=str(batch.seed), TMPDIR=str(worker.tmp))
+    if spec:
+        env["COURSE_SANDBOX"] = spec
+    hashes = {**batch.checker.hashes}
     with worker.gpu_lock:
         tests_start = time.monotonic()
-        tasks = run_tasks(ws.build, list(ws.manifest), out_dir / "tests", gpu_present=worker.gpu_present,
-                          chapter_timeout=options.chapter_timeout, blocked=blocked, exe_hashes=hashes,
-                          env=worker.env, jobs=options.jobs or options.jobs_default)
+        tasks = run_tasks(batch.checker.build, list(ws.manifest), out_dir / "tests", gpu_present=batch.gpu_present,
+                          chapter_timeout=options.chapter_timeout, blocked=blocked, exe_hashes=hashes, env=env,
+                          runner_build=ws.build_dir, jobs=options.jobs or options.jobs_default,
+                          only_task=options.task, only_chapters=graded)
         tests_s = time.monotonic() - tests_start
-    record = reports.grade_record(student, list(tasks.values()), list(ws.manifest), submission=str(path),
-                                  read_as=how, graded_against=ws.origin, gpu=worker.gpu_present,
-                                  missing_files=missing, ignored_files=ignored,
+    flags = reports.flags_of(files, missing, ignored, ws.starter, problem, how)
+    record = reports.grade_record(student, list(tasks.values()), graded, submission=str(path),
+                                  read_as=how, graded_against=batch.checker.origin, gpu=batch.gpu_present,
+                                  seed=batch.seed, sandbox="unsandboxed: " + problem if problem else "bubblewrap",
+                                  flags=flags, missing_files=missing, ignored_files=ignored,
+                                  reproduce=reports.reproduce_command(path, student, batch.seed, options),
                                   # where the time went: reading the submission, the build, the forbidden-
                                   # library look, the tests (the lock wait for a shared GPU is in `seconds`)
                                   read_seconds=round(read_s, 1), build_seconds=round(build_s, 1),
@@ -85,47 +127,64 @@ def grade_one(worker, path, student, out_root, options):
     return record
 
 
-def grader_error_record(ws, path, student, error, out_root, seconds):
+def grader_error_record(batch, path, student, error, out_root, seconds):
     """Every task failed, with the grader's own error: one submission's problem never stops the batch."""
+    manifest = list(load_manifest())
     tasks = {}
-    for test in ws.build.task_tests():
+    for test in batch.checker.build.task_tests():
         task_id = task_id_of(test["name"])
         name = task_name_of(test["name"])
-        task = tasks.setdefault(task_id, Task(task_id, chapter_of(task_id, list(ws.manifest)), name))
+        task = tasks.setdefault(task_id, Task(task_id, chapter_of(task_id, manifest), name))
         task.add(Outcome(test["name"], FAILED, f"grader error: {error}"))
-    record = reports.grade_record(student, list(tasks.values()), list(ws.manifest), submission=str(path),
-                                  grader_error=error, gpu=False, missing_files=[], ignored_files=[],
-                                  seconds=round(seconds, 1))
-    (out_root / student).mkdir(parents=True, exist_ok=True)
-    reports.write_all(record, out_root / student)
+    record = reports.grade_record(student, list(tasks.values()), manifest, submission=str(path),
+                                  grader_error=error, gpu=False, seed=batch.seed, flags=["grader error"],
+                                  missing_files=[], ignored_files=[], seconds=round(seconds, 1))
+    (out_root / reports.folder_name(student)).mkdir(parents=True, exist_ok=True)
+    reports.write_all(record, out_root / reports.folder_name(student))
     return record
 
 
-def prepare_workers(n, course_root, options, log=print):
-    """n workspaces, prepared side by side, pinned round-robin to the visible GPUs."""
+def prepare(n, course_root, out_root, options, log=print):
+    """The checker tree and n runner workspaces, prepared side by side; workers pinned round-robin to the GPUs."""
     gpus = visible_gpus()
     locks = {g: threading.Lock() for g in gpus}
     base = Path(options.workspace).resolve() if options.workspace else Path(tempfile.mkdtemp(prefix="grade-ws-"))
-    log(f"preparing {n} trusted workspace(s) in {base} (GPUs: {', '.join(gpus) if gpus else 'none found'}) ...")
+    base.mkdir(parents=True, exist_ok=True)
+    base.chmod(0o711)  # the runners (user nobody, in the sandbox) reach their own build in here, nothing else
+    log(f"preparing the checks and {n} runner workspace(s) in {base} (GPUs: {', '.join(gpus) if gpus else 'none found'}) ...")
 
-    def make(i):
+    def make_worker(i):
         gpu = gpus[i % len(gpus)] if gpus else None
-        ws = Workspace(base / f"worker{i}", course_root, options.gpu_arch, reuse=bool(options.workspace),
-                       worktree=options.worktree)
-        return Worker(i, ws, gpu, locks[gpu] if gpu is not None else threading.Lock())
+        tmp = base / f"tmp{i}"
+        tmp.mkdir(exist_ok=True)
+        tmp.chmod(0o711)
+        ws = RunnerWorkspace(base / f"worker{i}", course_root, options.gpu_arch, worktree=options.worktree,
+                             reuse=bool(options.workspace))
+        return Worker(i, ws, gpu, locks[gpu] if gpu is not None else threading.Lock(), tmp)
 
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        workers = list(pool.map(make, range(n)))
-    return workers, base
+    with ThreadPoolExecutor(max_workers=n + 1) as pool:
+        checker_future = pool.submit(CheckerTree, base / "checker", course_root, options.gpu_arch, options.worktree,
+                                     bool(options.workspace))
+        workers = list(pool.map(make_worker, range(n)))
+        checker = checker_future.result()
+    gpu_present = gpu_works(checker.build, base, workers[0].env)
+    seed = options.seed if options.seed is not None else secrets.randbits(63)
+    hidden = [str(Path(course_root).resolve()), str(out_root), str(base)] + [str(Path(h).resolve()) for h in options.hide]
+    # the cache outlives a run with --workspace: one folder per course commit and architecture
+    same_course = hashlib.sha256(f"{checker.origin} {options.gpu_arch}".encode()).hexdigest()[:16]
+    batch = Batch(checker, seed, hidden, gpu_present, BuildCache(base / "cache" / same_course))
+    _, batch.sandbox_problem = sandbox.write_spec(base / "sandbox-test.args", hidden, [workers[0].ws.build_dir])
+    return batch, workers, base
 
 
 def grade_batch(entries, course_root, out_root, options, log=print):
     """Grades [(path, student id)] with options.workers workers; returns (records, summary lines)."""
     start = time.monotonic()
-    workers, base = prepare_workers(max(1, min(options.workers, len(entries))), course_root, options, log)
-    ws0 = workers[0].ws
-    log(f"graded against {ws0.origin}; GPU: "
-        + ("yes" if any(w.gpu_present for w in workers) else "none usable (GPU tasks: not graded)"))
+    batch, workers, base = prepare(max(1, min(options.workers, len(entries))), course_root, out_root, options, log)
+    log(f"graded against {batch.checker.origin}; GPU: "
+        + ("yes" if batch.gpu_present else "none usable (GPU tasks: not graded)") + f"; seed {batch.seed}")
+    if batch.sandbox_problem:
+        log(f"WARNING: runners run UNSANDBOXED ({batch.sandbox_problem}); every report says so")
     idle = queue.Queue()
     for w in workers:
         idle.put(w)
@@ -137,10 +196,10 @@ def grade_batch(entries, course_root, out_root, options, log=print):
         worker = idle.get()
         t0 = time.monotonic()
         try:
-            record = grade_one(worker, path, student, out_root, options)
+            record = grade_one(batch, worker, path, student, out_root, options)
         except Exception as e:  # noqa: BLE001 - one submission's failure must not stop the batch
             traceback.print_exc()
-            record = grader_error_record(worker.ws, path, student, f"{type(e).__name__}: {e}", out_root,
+            record = grader_error_record(batch, path, student, f"{type(e).__name__}: {e}", out_root,
                                          time.monotonic() - t0)
         finally:
             idle.put(worker)
@@ -151,7 +210,7 @@ def grade_batch(entries, course_root, out_root, options, log=print):
             errors = sum("grader_error" in r for r in done)
             left = len(entries) - len(done)
             eta = (time.monotonic() - batch_start) / len(done) * left
-            log(f"[{len(done)}/{len(entries)}] {student}: {record['points']}/{record['max_points']} points"
+            log(f"[{len(done)}/{len(entries)}] {reports.printable(student)}: {record['points']}/{record['max_points']} points"
                 + (f", {record['not_graded']} not graded" if record["not_graded"] else "")
                 + f" in {record['seconds']:.0f} s (worker {worker.index}"
                 + (f", GPU {worker.gpu}" if worker.gpu is not None else "") + ")"
@@ -165,9 +224,10 @@ def grade_batch(entries, course_root, out_root, options, log=print):
     wall = time.monotonic() - start
     slowest = sorted(records, key=lambda r: -r["seconds"])[:3]
     summary = [f"{len(records)} submission(s), {len(workers)} worker(s): {wall:.0f} s wall "
-               f"({wall / len(records):.1f} s per student, trusted trees included); "
+               f"({wall / len(records):.1f} s per student, grading trees included); "
                f"each submission {sum(r['seconds'] for r in records) / len(records):.1f} s on average",
-               "slowest: " + ", ".join(f"{r['student']} {r['seconds']:.0f} s" for r in slowest)]
+               "slowest: " + ", ".join(f"{reports.printable(r['student'])} {r['seconds']:.0f} s" for r in slowest),
+               f"seed {batch.seed}" + (f"; UNSANDBOXED: {batch.sandbox_problem}" if batch.sandbox_problem else "")]
     if not options.workspace:
         shutil.rmtree(base, ignore_errors=True)
     return records, summary

@@ -4,7 +4,10 @@ One point per task. The maximum counts graded tasks only: a task not graded (e.g
 without a GPU) is listed apart, per chapter and in the total, never counted as 0 out of 1.
 """
 import csv
+import hashlib
 import json
+import re
+import shlex
 from xml.sax.saxutils import quoteattr
 
 from .model import FAILED, NOT_GRADED, PASSED
@@ -25,9 +28,59 @@ def summarize(tasks, chapters):
     return per, total
 
 
-def grade_record(student, tasks, chapters, **extra):
+def grade_record(student, tasks, chapters, reproduce=None, **extra):
     per, total = summarize(tasks, chapters)
-    return {"student": student, **total, "chapters": per, "tasks": [t.as_dict() for t in tasks], **extra}
+    rows = [t.as_dict() for t in tasks]
+    if reproduce:  # the one command that grades a failed task again with the same inputs
+        for row in rows:
+            if row["status"] == FAILED:
+                row["reproduce"] = f"{reproduce} --task {row['task']}"
+    return {"student": student, **total, "chapters": per, "tasks": rows, **extra}
+
+
+def printable(text):
+    """A student id for a log line: control characters (a newline in a file name) shown as '?'."""
+    return re.sub(r"[\x00-\x1f\x7f]", "?", text)
+
+
+def folder_name(student):
+    """A folder name for a student's reports that no name can turn into a path elsewhere ('..', '/', ...)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", student).strip(".") or "_"
+    if safe != student:
+        safe += "-" + hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return safe
+
+
+def spreadsheet_cell(text):
+    """A cell no spreadsheet runs as a formula (=, +, -, @ first) and that stays on one line."""
+    text = printable(str(text))
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def reproduce_command(path, student, seed, options):
+    """`python3 tools/grade.py --submission ... --seed ...`: the same inputs again (a task adds --task NN.k)."""
+    extra = (" --worktree" if options.worktree else "") + \
+        (f" --gpu-arch {shlex.quote(options.gpu_arch)}" if options.gpu_arch != "native" else "")
+    return (f"python3 tools/grade.py --submission {shlex.quote(str(path))} --student {shlex.quote(student)} "
+            f"--seed {seed}{extra}")
+
+
+def flags_of(files, missing, ignored, starter, sandbox_problem, read_as):
+    """Everything odd about a submission, one short phrase each (the gradebook's `flags` column)."""
+    flags = []
+    if read_as.startswith("unreadable"):
+        flags.append("unreadable submission")
+    elif not files:
+        flags.append("no student file found")
+    elif all(starter.get(key) == content for key, content in files.items()):
+        flags.append("every student file is the unchanged starter")
+    if missing and files:
+        flags.append(f"{len(missing)} student file(s) missing")
+    if ignored:
+        flags.append(f"{len(ignored)} other file(s) changed (ignored)")
+    if sandbox_problem:
+        flags.append("unsandboxed")
+    return flags
 
 
 def print_table(record, out=print):
@@ -50,7 +103,7 @@ def write_json(record, path):
 
 def write_junit(record, path):
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             f'<testsuites name={quoteattr(record["student"])} tests="{len(record["tasks"])}" '
+             f'<testsuites name={quoteattr(printable(record["student"]))} tests="{len(record["tasks"])}" '
              f'failures="{record["failed"]}" skipped="{record["not_graded"]}">']
     for ch, c in record["chapters"].items():
         tasks = [t for t in record["tasks"] if t["chapter"] == ch]
@@ -93,13 +146,15 @@ def write_gradescope(record, path):
 
 
 def write_gradebook(records, chapters, path):
-    """One row per student: points per chapter, total, graded maximum, tasks not graded."""
+    """One row per student: points per chapter, total, graded maximum, tasks not graded, the seed, flags."""
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student", *chapters, "total", "graded_max", "not_graded"])
+        w.writerow(["student", *chapters, "total", "graded_max", "not_graded", "seed", "flags"])
         for r in sorted(records, key=lambda r: r["student"]):
-            w.writerow([r["student"], *(r["chapters"].get(ch, {}).get("points", 0) for ch in chapters),
-                        r["points"], r["max_points"], r["not_graded"]])
+            w.writerow([spreadsheet_cell(r["student"]),
+                        *(r["chapters"].get(ch, {}).get("points", 0) for ch in chapters),
+                        r["points"], r["max_points"], r["not_graded"], r.get("seed", ""),
+                        spreadsheet_cell("; ".join(r.get("flags", [])))])
 
 
 

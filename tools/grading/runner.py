@@ -2,7 +2,9 @@
 its own with doctest's XML report, a time limit per test and a wall-clock limit per chapter.
 
 The test list, commands and time limits come from Meson's introspection files of the build; the test cases
-each run must report come from the checks sources of that build's tree (for a submission: the trusted tree).
+each run must report come from the checks sources of that build's tree (for a submission: the checker tree).
+The test programs are the checks, which link no student code; the student's code runs in the runner each of
+them starts (COURSE_RUNNER), in the sandbox COURSE_SANDBOX describes.
 """
 import hashlib
 import json
@@ -124,17 +126,20 @@ def gpu_works(build, out_dir, env=None):
 
 
 def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked=None, exe_hashes=None,
-              env=None, jobs=1, progress=None):
-    """Runs every graded test; returns {task id: Task}.
+              env=None, runner_build=None, jobs=1, progress=None, only_task=None, only_chapters=None):
+    """Runs every graded test (or those of `only_task`, e.g. "04.2"); returns {task id: Task}.
 
     blocked: {chapter: reason} for chapters that must not run (compile error, forbidden library): their
     tasks fail with that reason. exe_hashes: {program: sha256} taken right after the build; a program that
-    changed since (written by an earlier test program) is not run. env: variables for every test (e.g.
-    CUDA_VISIBLE_DEVICES). jobs: test programs run at once (correctness checks only: nothing graded is timed).
+    changed since is not run. env: variables for every test (e.g. CUDA_VISIBLE_DEVICES, COURSE_SANDBOX,
+    COURSE_SEED). runner_build: the build whose runners the checks call instead of those of `build` (a
+    submission's runners, same layout). jobs: test programs run at once (correctness checks only: nothing
+    graded is timed).
     """
     blocked = blocked or {}
     out_dir.mkdir(parents=True, exist_ok=True)
-    tests = build.task_tests()
+    tests = [t for t in build.task_tests() if (only_task is None or task_id_of(t["name"]) == only_task)
+             and (only_chapters is None or chapter_of(task_id_of(t["name"]), chapters) in only_chapters)]
     outcomes = [None] * len(tests)
     chapter_start, lock = {}, threading.Lock()
 
@@ -151,16 +156,20 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         if left <= 0:
             return Outcome(test["name"], FAILED, f"TIMEOUT: the chapter's limit of {chapter_timeout:.0f} s was used "
                                                  "up before this test ran")
-        if not Path(exe).exists():
-            return Outcome(test["name"], FAILED, "the test program was not built (see build.log)")
-        if exe_hashes is not None and exe_hashes.get(exe) != sha256(exe):
-            return Outcome(test["name"], FAILED, "the test program was changed after the build")
+        test_env = dict(test.get("env") or {})
+        if runner_build is not None and "COURSE_RUNNER" in test_env:
+            test_env["COURSE_RUNNER"] = str(Path(runner_build) / Path(test_env["COURSE_RUNNER"]).relative_to(build.dir))
+        programs = [exe] + ([test_env["COURSE_RUNNER"]] if "COURSE_RUNNER" in test_env else [])
+        if not all(Path(p).exists() for p in programs):
+            return Outcome(test["name"], FAILED, "the test program or its runner was not built (see build.log)")
+        if exe_hashes is not None and any(p in exe_hashes and exe_hashes[p] != sha256(p) for p in programs):
+            return Outcome(test["name"], FAILED, "the test program or its runner was changed after the build")
         if progress:
             progress(test["name"])
         stem = _safe_name(test["name"])
         report, log = out_dir / f"{stem}.xml", out_dir / f"{stem}.log"
         timeout = min(test["timeout"] or chapter_timeout, left)
-        run_env = dict(os.environ, **(test.get("env") or {}), **(env or {}))
+        run_env = dict(os.environ, **test_env, **(env or {}))
         code, seconds = run_doctest(test["cmd"], report, log, timeout, run_env, test.get("workdir") or build.dir)
         if code is None:
             return Outcome(test["name"], FAILED, f"TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})", round(seconds, 2))

@@ -1,12 +1,19 @@
-"""Finds student files that use a library which already implements the task (CUB, Thrust, ...).
+"""What a student's file brought into the course's code, decided from what the compiler did, not from its text.
 
-Two independent looks, neither a text grep of the student's file:
-  - the headers: every translation unit that includes a student file has its headers recorded by the build
-    (ninja -t deps). When one of them is a forbidden header, the unit is preprocessed with its own compile
-    command, and the line markers give the include tree: the header counts when the student's file includes
-    it, directly or through a header that is not the course's own (the course's given headers may use, e.g.,
-    <cuda/atomic>; what they pull in is theirs);
-  - the object's symbols: a CUB or Thrust kernel, or a cuBLAS/cuSPARSE/... call, leaves a symbol behind.
+Each translation unit that includes a student file (the chapter's <topic>_launch.cu, or the student's .cpp/.cu)
+is compared with the same unit built from the starter, once per run:
+
+  - headers: the compiler's own dependency list (ninja -t deps, from nvcc -MD). A header of a library that
+    implements the task (CUB, Thrust, libcu++ algorithms, cuBLAS, ...) that the starter's unit does not include
+    fails the chapter, however it came in (directly, through another chapter's or common's file, behind a
+    preprocessor condition, after #line markers): the compiler evaluated all of that;
+  - symbols: a CUB or Thrust kernel, or a cuBLAS/cuSPARSE/... call, in the unit's object file;
+  - macros: the student's file is compiled before the course's launcher in the same unit, so a macro it defines
+    (or removes) would change what the course's own code does. The preprocessor's output with its directives
+    kept (-dD) says which file each #define and #undef is in; one in a student file fails the chapter, and so
+    does a #line that renames the file being read (it would hide where a definition comes from).
+
+A unit it cannot decide about (no dependency record, a preprocessor that fails) fails the chapter too.
 """
 import functools
 import json
@@ -17,18 +24,17 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-# (library, header path pattern, counts only when the student's file includes it directly)
-HEADERS = [
-    ("CUB", re.compile(r"/cub/"), False),
-    ("Thrust", re.compile(r"/thrust/"), False),
+HEADERS = [  # Thrust before CUB: Thrust brings CUB in
+    ("Thrust", re.compile(r"/thrust/")),
+    ("CUB", re.compile(r"/cub/")),
     ("libcu++ algorithms", re.compile(r"/cuda/std/(algorithm|numeric|execution)$|/cuda/std/__numeric/"
-                                      r"|/cuda/(algorithm|numeric)$"), False),
-    ("cuBLAS", re.compile(r"/cublas[^/]*$"), False),
-    ("cuSPARSE", re.compile(r"/cusparse[^/]*$"), False),
-    ("cuSOLVER", re.compile(r"/cusolver[^/]*$"), False),
-    ("cuFFT", re.compile(r"/cufft[^/]*$"), False),
-    ("NPP", re.compile(r"/npp[^/]*\.h$"), False),
-    ("the C++ standard library's numeric algorithms", re.compile(r"/c\+\+/[^/]+/(numeric|execution)$"), True),
+                                      r"|/cuda/(algorithm|numeric)$")),
+    ("cuBLAS", re.compile(r"/cublas[^/]*$")),
+    ("cuSPARSE", re.compile(r"/cusparse[^/]*$")),
+    ("cuSOLVER", re.compile(r"/cusolver[^/]*$")),
+    ("cuFFT", re.compile(r"/cufft[^/]*$")),
+    ("NPP", re.compile(r"/npp[^/]*\.h$")),
+    ("the C++ standard library's numeric algorithms", re.compile(r"/c\+\+/[^/]+/(numeric|execution)$")),
 ]
 SYMBOLS = [
     ("CUB", re.compile(r"\bcub::")),
@@ -38,11 +44,10 @@ SYMBOLS = [
     ("cuSOLVER", re.compile(r"\bcusolver\w+")),
     ("cuFFT", re.compile(r"\bcufft\w+")),
 ]
-_MARKER = re.compile(r'^#\s*\d+\s+"((?:[^"\\]|\\.)*)"((?:\s+\d+)*)\s*$')
 
 
-def _recorded_headers(build_dir):
-    """{object: [its headers, as real paths]}, as the build recorded them (ninja -t deps)."""
+def recorded_headers(build_dir):
+    """{object: set of its headers, as real paths}, as the compiler reported them (ninja -t deps)."""
     deps = subprocess.run(["ninja", "-C", str(build_dir), "-t", "deps"], capture_output=True, text=True).stdout
     real = functools.lru_cache(maxsize=None)(lambda rel: os.path.realpath(os.path.join(build_dir, rel)))
     headers, current = {}, None
@@ -50,13 +55,22 @@ def _recorded_headers(build_dir):
         if line and not line[0].isspace():
             current = line.split(": #deps", 1)[0] if ": #deps" in line else None
             if current:
-                headers[current] = []
+                headers[current] = set()
         elif current and line.strip():
-            headers[current].append(real(line.strip()))
+            headers[current].add(real(line.strip()))
     return headers
 
 
-def _preprocess_command(entry, out):
+def _is_nvcc(entry):
+    return os.path.basename(shlex.split(entry["command"])[0]).startswith("nvcc")
+
+
+_MARKER = re.compile(r'^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"((?:\s+\d+)*)\s*$')
+_DIRECTIVE = re.compile(r"^#\s*(define|undef)\s+(\w+)(.*)$")
+
+
+def _preprocessed(entry):
+    """The unit preprocessed with its macro directives kept in place (-dD), or None when that fails."""
     args, keep, skip = shlex.split(entry["command"]), [], False
     for a in args:
         if skip:
@@ -65,84 +79,108 @@ def _preprocess_command(entry, out):
             skip = True
         elif a not in ("-c", "-MD", "-MMD"):
             keep.append(a)
-    return keep + ["-E", "-o", str(out)]
+    dump = ["-E", "-Xcompiler", "-dD"] if _is_nvcc(entry) else ["-E", "-dD"]
+    done = subprocess.run(keep + dump + ["-o", "-"], cwd=entry["directory"], capture_output=True, text=True,
+                          errors="replace")
+    return done.stdout if done.returncode == 0 else None
 
 
-def _included_by_student(preprocessed, cwd, student_paths, course_root):
-    """[(library, header, student file)] for the forbidden headers a student file brings in."""
-    found, stack, origin = [], [], {}
-    with open(preprocessed, errors="replace") as f:
-        for line in f:
-            if not line.startswith("#"):
-                continue
-            m = _MARKER.match(line.rstrip("\n"))
-            if not m:
-                continue
-            name, flags = m.group(1), m.group(2).split()
-            real = name if name.startswith("<") else os.path.realpath(os.path.join(cwd, name))
-            if "1" in flags:  # entering `real`, included from the top of the stack
-                parent = stack[-1] if stack else None
-                if parent in student_paths:
-                    origin[real] = (real, parent)  # included by the student's file itself
-                else:
-                    origin[real] = origin.get(parent)
-                stack.append(real)
-                src = origin[real]
-                if src is None or src[0].startswith(course_root):
-                    continue  # not from a student file, or through one of the course's own headers
-                for library, pattern, direct_only in HEADERS:
-                    if pattern.search(real) and (not direct_only or src[0] == real):
-                        found.append((library, real, src[1]))
-            elif "2" in flags:  # back in `real`
-                while stack and stack[-1] != real:
-                    stack.pop()
-            elif len(stack) <= 1:
-                stack = [real]
-    return found
-
-
-def _symbols(obj):
-    nm = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True)
-    return nm.stdout
-
-
-def _chapter_verdict(build_dir, commands, recorded, paths, course_root, scratch):
-    student_paths = {os.path.realpath(p) for p in paths}
-    units = {unit: hs for unit, hs in recorded.items() if student_paths.intersection(hs)}
-    for unit, headers in sorted(units.items()):
-        entry = commands.get(unit)
-        if entry is None:
+def macro_problem(entry, student_paths):
+    """Why the student's files may not be compiled in front of the course's code, or None: a macro they define
+    or remove (include guards aside), or a #line directive that renames the file the compiler reads (which would
+    make the student's own definitions look like a system header's). Decided from the preprocessor's output, in
+    which every line marker names the file that really holds the lines after it."""
+    text = _preprocessed(entry)
+    if text is None:
+        return "the grader cannot tell which macros this chapter's code defines (preprocessing failed); refused"
+    directory = entry["directory"]
+    current, defined, seen = None, [], set()
+    for line in text.splitlines():
+        if not line.startswith("#"):
             continue
-        # The preprocessor's include tree is needed only to tell who brought a suspect header in.
-        suspect = any(pattern.search(h) for h in headers for _, pattern, _ in HEADERS)
-        out = scratch / (re.sub(r"[^A-Za-z0-9._-]", "_", unit) + ".i")
-        pre = subprocess.run(_preprocess_command(entry, out), cwd=entry["directory"], capture_output=True) \
-            if suspect else None
-        hits = _included_by_student(out, entry["directory"], student_paths, course_root) \
-            if pre is not None and pre.returncode == 0 else []
-        out.unlink(missing_ok=True)
-        if hits:
-            library, header, by = hits[0]
-            return f"uses {library}: {Path(by).name} includes {header.split('/include/')[-1]}; write the kernels yourself"
-        symbols = _symbols(build_dir / unit)
-        hit = next(((lib, p.search(symbols).group(0)) for lib, p in SYMBOLS if p.search(symbols)), None)
-        if hit:
-            return f"uses {hit[0]}: the compiled code refers to {hit[1]}; write the kernels yourself"
+        m = _MARKER.match(line)
+        if m:
+            name, flags = m.group(2), m.group(3).split()
+            if name.endswith("//"):
+                continue  # the compiler's working directory (-fworking-directory), not a file
+            real = name if name.startswith("<") else os.path.realpath(os.path.join(directory, name))
+            # A marker without flags that moves to another file comes from a #line directive (an #include
+            # enters with flag 1 and returns with flag 2): refused in a student file, or towards a file the
+            # compiler never opened.
+            if not flags and current is not None and real != current and not name.startswith("<") \
+                    and (current in student_paths or real not in seen):
+                return ("uses #line to give its code another file's name; the grader refuses code it cannot "
+                        "attribute")
+            current = real
+            seen.add(real)
+            continue
+        d = _DIRECTIVE.match(line)
+        if d and current in student_paths and not (d.group(1) == "define" and _include_guard(d.group(2), d.group(3))):
+            defined.append(d.group(2))
+    if defined:
+        names = sorted(set(defined))
+        return ("defines or removes macros, which would reach the course's own code in the same translation unit: "
+                + ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+                + "; use constexpr constants or functions instead")
     return None
 
 
-def find_forbidden(build_dir, student_files, course_root, scratch):
-    """{chapter: 'uses CUB (...)'} for the chapters whose student files use a forbidden library.
+def _units(recorded, student_paths):
+    return sorted(unit for unit, headers in recorded.items() if student_paths & headers)
 
-    student_files: {chapter: [absolute paths of the student's files in the trusted tree]}. The chapters are
-    looked at side by side (one preprocessor run each).
+
+class Baseline:
+    """The starter's units of every chapter, as built in a pristine runner workspace: their headers."""
+
+    def __init__(self, build_dir, student_files):
+        recorded = recorded_headers(Path(build_dir))
+        self.units = {}
+        for paths in student_files.values():
+            for unit in _units(recorded, {os.path.realpath(p) for p in paths}):
+                self.units[unit] = recorded[unit]
+
+
+def _chapter_verdict(build_dir, commands, recorded, paths, all_student_paths, baseline):
+    units = _units(recorded, {os.path.realpath(p) for p in paths})
+    if not units:
+        return "the grader cannot tell what this chapter's compiled code includes (no dependency record); refused"
+    for unit in units:
+        headers, base_headers = recorded[unit], baseline.units.get(unit, set())
+        for library, pattern in HEADERS:
+            hit = next((h for h in sorted(headers - base_headers) if pattern.search(h)), None)
+            if hit:
+                return (f"uses {library}: the compiled code includes {hit.split('/include/')[-1]}; write the kernels "
+                        "yourself")
+        symbols = subprocess.run(["nm", "-C", str(Path(build_dir) / unit)], capture_output=True, text=True).stdout
+        hit = next(((lib, p.search(symbols).group(0)) for lib, p in SYMBOLS if p.search(symbols)), None)
+        if hit:
+            return f"uses {hit[0]}: the compiled code refers to {hit[1]}; write the kernels yourself"
+        if unit not in commands:
+            return "the grader cannot tell how this chapter's code was compiled; refused"
+        problem = macro_problem(commands[unit], all_student_paths)
+        if problem:
+            return problem
+    return None
+
+
+def _include_guard(name, definition):
+    """An empty macro named like an include guard (FOO_H, FOO_CUH, FOO_HPP, FOO_INCLUDED): harmless."""
+    return definition is not None and definition.strip() == "" and re.search(r"_(H|HPP|CUH|INCLUDED)_?$", name) is not None
+
+
+def find_forbidden(build_dir, student_files, baseline, all_student_paths):
+    """{chapter: reason} for the chapters whose student files bring in a library the course forbids, or macros.
+
+    student_files: {chapter: [absolute paths of the student's files in the workspace]} of the chapters to look at;
+    all_student_paths: every student file of the workspace, whichever chapter (one may include another);
+    baseline: the same workspace's Baseline (the starter). The chapters are looked at side by side.
     """
     build_dir = Path(build_dir)
     commands = {e["output"]: e for e in json.loads((build_dir / "compile_commands.json").read_text())}
-    course_root = os.path.realpath(course_root) + os.sep
-    recorded = _recorded_headers(build_dir)
+    recorded = recorded_headers(build_dir)
+    every = {os.path.realpath(p) for p in all_student_paths}
     chapters = list(student_files)
     with ThreadPoolExecutor(max_workers=max(1, min(len(chapters), os.cpu_count() or 1))) as pool:
-        verdicts = pool.map(lambda ch: _chapter_verdict(build_dir, commands, recorded, student_files[ch], course_root,
-                                                        scratch), chapters)
+        verdicts = pool.map(lambda ch: _chapter_verdict(build_dir, commands, recorded, student_files[ch], every,
+                                                        baseline), chapters)
         return {ch: v for ch, v in zip(chapters, verdicts) if v}

@@ -42,15 +42,66 @@ def _unpack(archive, dest):
         tar.extractall(dest, members=members, **safe)
 
 
-def _git_export(repo_args, dest):
-    archive = subprocess.run(["git", *repo_args, "archive", "--format=tar", "HEAD"], capture_output=True)
-    if archive.returncode != 0:
+# git runs with no configuration but ours: nothing of the submission's (.git/config, hooks, attributes, filters,
+# alternates) is ever read as an instruction. Its objects and refs are copied into a fresh repository, and the
+# committed files are read as raw blobs (git cat-file), never checked out or archived (both apply filters).
+_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ATTR_NOSYSTEM": "1", "HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
+
+
+def _git(git_dir, *args, check=True):
+    done = subprocess.run(["git", "--git-dir", str(git_dir), "-c", "core.hooksPath=/dev/null",
+                           "-c", "core.fsmonitor=false", *args], capture_output=True, env=_GIT_ENV, timeout=300)
+    if check and done.returncode != 0:
+        raise ValueError(f"git {args[0]}: {done.stderr.decode(errors='replace').strip()[:300]}")
+    return done.stdout
+
+
+def _copy_git_data(git_dir, fresh):
+    """The submission's objects and refs (regular files only: no link, no alternates) into a new bare repo."""
+    subprocess.run(["git", "init", "-q", "--bare", str(fresh)], check=True, env=_GIT_ENV, capture_output=True)
+    for part in ("objects", "refs"):
+        source = git_dir / part
+        if not source.is_dir():
+            continue
+        for item in source.rglob("*"):
+            rel = item.relative_to(git_dir)
+            if item.is_symlink() or rel.as_posix() == "objects/info/alternates":
+                continue
+            if item.is_dir():
+                (fresh / rel).mkdir(parents=True, exist_ok=True)
+            elif item.is_file():
+                (fresh / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(item, fresh / rel)
+    for name in ("packed-refs", "HEAD"):
+        item = git_dir / name
+        if item.is_file() and not item.is_symlink():
+            shutil.copyfile(item, fresh / name)
+
+
+def _git_export(git_dir, dest, scratch):
+    """The files of HEAD's commit, as committed; False when there is no commit."""
+    fresh = scratch / "git-copy.git"
+    if fresh.exists():
+        shutil.rmtree(fresh)
+    _copy_git_data(git_dir, fresh)
+    if subprocess.run(["git", "--git-dir", str(fresh), "rev-parse", "--verify", "-q", "HEAD^{commit}"],
+                      capture_output=True, env=_GIT_ENV).returncode != 0:
         return False
+    listing = _git(fresh, "ls-tree", "-r", "-z", "--full-tree", "HEAD").split(b"\0")
     dest.mkdir(parents=True, exist_ok=True)
-    tar_path = dest.parent / (dest.name + ".tar")
-    tar_path.write_bytes(archive.stdout)
-    _unpack(tar_path, dest)
-    tar_path.unlink()
+    for entry in listing:
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, sha = meta.decode().split()
+        path = raw_path.decode("utf-8", "surrogateescape")
+        if kind != "blob" or mode not in ("100644", "100755"):
+            continue  # links and submodules are not taken
+        _safe_members([path])
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(_git(fresh, "cat-file", "blob", sha))
     return True
 
 
@@ -64,12 +115,12 @@ def open_submission(path, scratch):
         dest.mkdir(parents=True)
         _unpack(path, dest)
         return dest, f"archive {path.name}"
-    if (path / ".git").exists():
-        if _git_export(["-C", str(path)], dest):
+    if (path / ".git").is_dir() and not (path / ".git").is_symlink():
+        if _git_export(path / ".git", dest, scratch):
             return dest, "git repository (committed HEAD)"
         return path, "git repository without commits (working tree)"
     if (path / "HEAD").is_file() and (path / "objects").is_dir():
-        if _git_export(["--git-dir", str(path)], dest):
+        if _git_export(path, dest, scratch):
             return dest, "bare git repository (HEAD)"
     if path.is_dir():
         return path, "folder"
@@ -91,10 +142,12 @@ def find_course_root(folder, manifest, depth=3):
 def take_student_files(root, manifest):
     """({(chapter, path): bytes} of the manifest's files found, [missing files as 'chapter/path'])."""
     found, missing = {}, []
+    inside = str(root.resolve()) + "/" if root else ""
     for chapter, files in manifest.items():
         for f in files:
             p = root / chapter / f if root else None
-            if p is not None and p.is_file() and not p.is_symlink():
+            # no link, also not through a linked folder: only a file that really is in the submission
+            if p is not None and p.is_file() and not p.is_symlink() and str(p.resolve()).startswith(inside):
                 found[(chapter, f)] = p.read_bytes()
             else:
                 missing.append(f"{chapter}/{f}")

@@ -1,22 +1,31 @@
-"""The trusted tree a submission is graded in.
+"""The two trees a class is graded with.
 
-A workspace is a copy of the instructor's commit (`git archive HEAD`), configured once as the starter variant
-(the student's files are the starter files). For each submission, only the files the manifest names are
-laid over it (a file the submission lacks goes back to the instructor's starter); every other file, checks
-and meson.build included, stays the instructor's. Ninja then rebuilds what those files change (Meson >= 1.4
-records nvcc's header dependencies), so common/ and everything trusted is built once per workspace.
+- The checker tree: the instructor's checks (no student code in them), configured and built once per batch.
+  Its test programs decide every verdict.
+- A runner workspace per worker: a tree without any reference solution, configured as the starter variant and
+  its runners built once, then kept aside as a pristine copy. Each submission starts from a fresh copy of it
+  (nothing an earlier submission did can be there), gets only the student's files laid over it, and its build
+  rebuilds what those files change - inside the sandbox, with only the workspace writable.
+
+Both trees hold only what building needs: the top-level meson files, common/, subprojects/ and the chapters
+without their solution/ folders (no reference object of a student task, no mutant of one).
 """
+import hashlib
 import io
 import json
 import re
 import shutil
 import subprocess
 import tarfile
+import threading
 from pathlib import Path
 
 from .runner import Build, run_program, sha256
+from .shortcuts import Baseline
 
 MANIFEST = Path(__file__).with_name("student_files.json")
+TREE_FILES = ("meson.build", "meson_options.txt")
+TREE_FOLDERS = ("common", "subprojects")
 
 
 def load_manifest():
@@ -25,9 +34,20 @@ def load_manifest():
     return {k: v for k, v in sorted(data.items()) if not k.startswith("_")}
 
 
+def _wanted(rel):
+    """Whether a path of the course belongs in a grading tree: never a solution, a mutant or a tool."""
+    parts = Path(rel).parts
+    if not parts:
+        return False
+    if parts[0] in TREE_FILES or parts[0] in TREE_FOLDERS:
+        return True
+    return bool(re.fullmatch(r"\d\d_\w+", parts[0])) and "solution" not in parts[1:2] and "build" not in parts[0:2]
+
+
 def export_tree(course_root, dest, worktree=False):
-    """The instructor's tree: its HEAD commit (uncommitted edits are not graded with), or with worktree=True
-    (or outside a git checkout) the files as they are. Returns a description."""
+    """The instructor's tree minus everything a submission must not reach: its HEAD commit (uncommitted edits are
+    not graded with), or with worktree=True (or outside a git checkout) the files as they are. Returns where it
+    came from."""
     dest.mkdir(parents=True)
     archive = None
     if not worktree:
@@ -39,12 +59,23 @@ def export_tree(course_root, dest, worktree=False):
         except (OSError, subprocess.CalledProcessError):
             archive = None
     if archive is None:
-        ignore = shutil.ignore_patterns(".git", "build*", "grades", "__pycache__")
-        shutil.copytree(course_root, dest, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+        for item in sorted(course_root.iterdir()):
+            rel = item.name
+            if not _wanted(rel):
+                continue
+            if item.is_dir() and not item.is_symlink():
+                shutil.copytree(item, dest / rel, symlinks=True,
+                                ignore=lambda d, names: [n for n in names if not _wanted(
+                                    str(Path(d).relative_to(course_root) / n)) or n.startswith("build")
+                                    or n == "__pycache__"])
+            else:
+                shutil.copy2(item, dest / rel, follow_symlinks=False)
         origin = f"the working tree of {course_root}"
     else:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(dest)
+            members = [m for m in tar.getmembers() if _wanted(m.name)]
+            safe = {"filter": "tar"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(dest, members=members, **safe)
         origin = f"commit {commit[:12]} of {course_root}"
     # doctest fetched through the wrap on this machine: reuse it instead of downloading it again.
     for cached in list((course_root / "subprojects").glob("doctest-*")) + [course_root / "subprojects/packagecache"]:
@@ -53,78 +84,176 @@ def export_tree(course_root, dest, worktree=False):
     return origin
 
 
-class Workspace:
-    def __init__(self, path, course_root, gpu_arch="native", reuse=False, worktree=False):
+def configure(src, build_dir, gpu_arch, log):
+    setup = subprocess.run(["meson", "setup", str(build_dir), str(src), "-Dvariant=starter",
+                            f"-Dgpu_arch={gpu_arch}"], capture_output=True, text=True)
+    log.write_text(setup.stdout + setup.stderr)
+    if setup.returncode != 0:
+        raise SystemExit(f"grade: configuring a grading tree failed:\n{setup.stdout[-3000:]}{setup.stderr}")
+    return Build(build_dir)
+
+
+class CheckerTree:
+    """The instructor's checks, built once: every graded test program and the GPU probe (common's helpers)."""
+
+    def __init__(self, path, course_root, gpu_arch="native", worktree=False, reuse=False):
         self.path = Path(path).resolve()
-        self.src = self.path / "src"
-        self.build_dir = self.path / "build"
-        self.manifest = load_manifest()
-        if reuse and (self.build_dir / "build.ninja").exists():
+        if reuse and (self.path / "origin.txt").exists():  # grade.py --workspace: built by an earlier run
             self.origin = (self.path / "origin.txt").read_text()
+            self.build = Build(self.path / "build")
         else:
             if self.path.exists():
                 shutil.rmtree(self.path)
-            self.path.mkdir(parents=True)
+            self.origin = export_tree(Path(course_root).resolve(), self.path / "src", worktree)
+            self.build = configure(self.path / "src", self.path / "build", gpu_arch, self.path / "setup.log")
+        probe = self.build.probe_test("gpu helpers")
+        programs = self.build.executables() + ([probe["cmd"][0]] if probe else [])
+        targets = [str(Path(p).relative_to(self.build.dir)) for p in programs]
+        code, _ = run_program(["ninja", "-C", str(self.build.dir)] + targets, self.path / "build.log", 3600)
+        missing = [p for p in programs if not Path(p).exists()]
+        if code != 0 or missing:
+            raise SystemExit(f"grade: building the checks failed (see {self.path / 'build.log'})")
+        self.hashes = {p: sha256(p) for p in programs}
+        (self.path / "origin.txt").write_text(self.origin)
+
+
+class RunnerWorkspace:
+    """A worker's runner tree: made and built once, kept aside, copied afresh for every submission."""
+
+    def __init__(self, path, course_root, gpu_arch="native", worktree=False, reuse=False):
+        self.path = Path(path).resolve()
+        self.pristine = self.path.with_name(self.path.name + ".pristine")
+        self.src = self.path / "src"
+        self.build_dir = self.path / "build"
+        self.manifest = load_manifest()
+        reused = reuse and (self.pristine / "origin.txt").exists()  # grade.py --workspace: prepared earlier
+        if reused:
+            shutil.rmtree(self.path, ignore_errors=True)
+            shutil.copytree(self.pristine, self.path, symlinks=True)
+            self.origin = (self.path / "origin.txt").read_text()
+            build = Build(self.build_dir)
+        else:
+            for folder in (self.path, self.pristine):
+                if folder.exists():
+                    shutil.rmtree(folder)
             self.origin = export_tree(Path(course_root).resolve(), self.src, worktree)
             (self.path / "origin.txt").write_text(self.origin)
-            setup = subprocess.run(["meson", "setup", str(self.build_dir), str(self.src), "-Dvariant=starter",
-                                    f"-Dgpu_arch={gpu_arch}"], capture_output=True, text=True)
-            (self.path / "setup.log").write_text(setup.stdout + setup.stderr)
-            if setup.returncode != 0:
-                raise SystemExit(f"grade: configuring the trusted tree failed:\n{setup.stdout[-3000:]}{setup.stderr}")
-        # The instructor's starter files, kept aside: the tree itself holds the last submission's files.
-        kept = self.path / "pristine"
-        if not kept.exists():
-            for ch, files in self.manifest.items():
-                for f in files:
-                    if (self.src / ch / f).exists():
-                        (kept / ch / f).parent.mkdir(parents=True, exist_ok=True)
-                        shutil.copyfile(self.src / ch / f, kept / ch / f)
-        self.pristine = {(ch, f): (kept / ch / f).read_bytes()
-                         for ch, files in self.manifest.items() for f in files if (kept / ch / f).exists()}
+            build = configure(self.src, self.build_dir, gpu_arch, self.path / "setup.log")
+        self.runners = sorted({t["env"]["COURSE_RUNNER"] for t in build.task_tests()
+                               if "COURSE_RUNNER" in (t.get("env") or {})})
+        targets = [str(Path(r).relative_to(self.build_dir)) for r in self.runners]
+        if not reused:
+            run_program(["ninja", "-C", str(self.build_dir)] + targets, self.path / "prepare.log", 3600)
+        self.starter = {(ch, f): (self.src / ch / f).read_bytes()
+                        for ch, files in self.manifest.items() for f in files if (self.src / ch / f).exists()}
+        self.student_paths = [self.src / ch / f for ch, files in self.manifest.items() for f in files]
+        self.baseline = Baseline(self.build_dir, {ch: [self.src / ch / f for f in files]
+                                                  for ch, files in self.manifest.items()})
+        if not reused:
+            shutil.copytree(self.path, self.pristine, symlinks=True)
+
+    def fresh(self):
+        """This worker's tree as it was prepared: whatever the last submission built or left is gone."""
+        shutil.rmtree(self.path)
+        shutil.copytree(self.pristine, self.path, symlinks=True)
         self.build = Build(self.build_dir)
-        probe = self.build.probe_test("gpu helpers")
-        if probe:  # the trusted GPU probe, and with it common/, built once
-            run_program(["ninja", "-C", str(self.build_dir), str(Path(probe["cmd"][0]).relative_to(self.build_dir))],
-                        self.path / "probe-build.log", 3600)
 
     def lay_over(self, student_files):
-        """Writes the manifest's files: the student's where given, else the instructor's starter.
+        """Writes the manifest's files: the student's where given, else the instructor's starter (ninja rebuilds
+        what differs from the prepared starter build)."""
+        for key, starter in self.starter.items():
+            content = student_files.get(key, starter)
+            if content != starter:
+                (self.src / key[0] / key[1]).write_bytes(content)
 
-        student_files: {(chapter, path): bytes}. A file is rewritten only when its content changes, so
-        ninja rebuilds exactly what differs from the previous submission.
+    def runner_of(self, chapter):
+        return next((r for r in self.runners if f"/subprojects/{chapter}/" in r), None)
+
+    def chapter_files(self, chapter, student_files):
+        """The bytes of a chapter's student files as graded: the student's, else the starter's."""
+        return {f: student_files.get((chapter, f), self.starter.get((chapter, f), b"")) for f in self.manifest[chapter]}
+
+    def compile(self, chapters, log, timeout, prefix=()):
+        """Builds the runners of `chapters` (`prefix`: the build sandbox); returns ({chapter: compile error},
+        seconds).
+
+        The runners are deleted first, so a chapter that no longer compiles can never be graded with a runner
+        an earlier build left behind. `ninja -k 0` goes on past a failure: one chapter's error costs that chapter.
         """
-        for key, pristine in self.pristine.items():
-            target = self.src / key[0] / key[1]
-            content = student_files.get(key, pristine)
-            if not target.exists() or target.read_bytes() != content:
-                target.write_bytes(content)
+        runners = [self.runner_of(ch) for ch in chapters if self.runner_of(ch)]
+        if not runners:
+            return {}, 0.0
+        for runner in runners:
+            Path(runner).unlink(missing_ok=True)
+        targets = [str(Path(r).relative_to(self.build_dir)) for r in runners]
+        code, seconds = run_program(list(prefix) + ["ninja", "-C", str(self.build_dir), "-k", "0"] + targets, log,
+                                    timeout)
+        text = log.read_text(errors="replace")
+        errors = {}
+        for chapter in chapters:
+            runner = self.runner_of(chapter)
+            if runner and not Path(runner).exists():
+                errors[chapter] = (f"the build was stopped after {timeout} s" if code is None else
+                                   "does not compile: " + (first_errors(text, chapter) or "see build.log"))
+        return errors, seconds
 
-    def compile(self, log, timeout):
-        return compile_tests(self.build, self.manifest, log, timeout)
+
+class BuildCache:
+    """Runners already built from the same bytes: a chapter whose student files are byte for byte those of an
+    earlier submission of the run gets the runner (or the verdict: a compile error, a forbidden library) that
+    building them gave, instead of building them again. The compiler's output depends only on those bytes and the
+    course's own files, which do not change during a run, so this is what a fresh build would give; the cache is
+    written by the grader alone, never by a submission's build or runner."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def key(chapter, files):
+        h = hashlib.sha256(chapter.encode())
+        for name in sorted(files):
+            h.update(b"\0" + name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+        return h.hexdigest()
+
+    def get(self, key):
+        """(runner path or None, verdict or None), or None when these bytes were not built yet."""
+        entry = self.folder / key
+        with self.lock:
+            if not (entry / "verdict.json").exists():
+                return None
+            verdict = json.loads((entry / "verdict.json").read_text())["verdict"]
+            return (entry / "runner" if (entry / "runner").exists() else None), verdict
+
+    def put(self, key, runner, verdict):
+        entry = self.folder / key
+        with self.lock:
+            entry.mkdir(exist_ok=True)
+            if verdict is None and runner and Path(runner).exists():
+                shutil.copy2(runner, entry / "runner")
+            (entry / "verdict.json").write_text(json.dumps({"verdict": verdict}))
 
 
 def compile_tests(build, chapters, log, timeout):
-    """Builds every graded test program; returns ({chapter: compile error}, {program: sha256}, seconds).
-
-    The programs are deleted first, so a chapter that no longer compiles can never be graded with the program
-    an earlier build left behind. `ninja -k 0` goes on past a failure: one chapter's error costs that chapter.
-    """
-    exes = build.executables()
-    for exe in exes:
-        Path(exe).unlink(missing_ok=True)
-    targets = [str(Path(e).relative_to(build.dir)) for e in exes]
+    """Builds every graded test program of a build as it is (grade.py BUILD: the student's own tree, checks and
+    runners); returns ({chapter: compile error}, seconds)."""
+    programs = sorted(set(build.executables()) | {t["env"]["COURSE_RUNNER"] for t in build.task_tests()
+                                                   if "COURSE_RUNNER" in (t.get("env") or {})})
+    for program in programs:
+        Path(program).unlink(missing_ok=True)
+    targets = [str(Path(p).relative_to(build.dir)) for p in programs]
     code, seconds = run_program(["ninja", "-C", str(build.dir), "-k", "0"] + targets, log, timeout)
     text = log.read_text(errors="replace")
     errors = {}
-    for exe in exes:
-        if not Path(exe).exists():
-            chapter = next((p for p in Path(exe).relative_to(build.dir).parts if p in chapters), None) \
-                or build.source.name
+    for program in programs:
+        if not Path(program).exists():
+            chapter = next((p for p in Path(program).relative_to(build.dir).parts if p in chapters),
+                           build.source.name)
             errors[chapter] = (f"the build was stopped after {timeout} s" if code is None else
                                "does not compile: " + (first_errors(text, chapter, chapter == build.source.name)
                                                       or "see build.log"))
-    return errors, {e: sha256(e) for e in exes if Path(e).exists()}, seconds
+    return errors, seconds
 
 
 def first_errors(ninja_log, chapter, alone=False, lines=6):
@@ -141,4 +270,3 @@ def first_errors(ninja_log, chapter, alone=False, lines=6):
             if len(out) == lines:
                 break
     return " | ".join(out)
-

@@ -12,12 +12,14 @@
 //      TODO(03.2): reduce_interleaved(n=33, block=32) returned 0, expected 561
 #pragma once
 
+#include "course/checker.hpp"
 #include "course/verify.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <sstream>
@@ -36,9 +38,10 @@ bool gpu_memory_or_skip(std::size_t bytes);
 // The run's seed; `salt` gives each case (or input) its own stream of data from the same run seed.
 std::uint64_t seed(std::uint64_t salt = 0);
 
-// n = 0, 1, 2, 31, 32, 33, block-1, block, block+1, a prime near 10^6 (999983) and 2^24+7, deduplicated.
-// Under compute-sanitizer (COURSE_SANITIZER set, as the sanitizer runs do) the 2^24+7 size is left out:
-// the tools run kernels 10-100x slower, and every code path is still covered by the other sizes.
+// n = 0, 1, 2, 31, 32, 33, block-1, block, block+1, 1000, 5000, a prime near 10^6 (999983) and 2^24+7, plus
+// two odd sizes drawn from the run's seed (one below 4096, one below 2^20), sorted and deduplicated. Under
+// compute-sanitizer (COURSE_SANITIZER set, as the sanitizer setups do) the 2^24+7 size is left out: the tools
+// run kernels 10-100x slower, and every code path is still covered by the other sizes.
 std::vector<std::size_t> standard_sizes(int block);
 
 // True when the environment variable COURSE_SANITIZER is set: the compute-sanitizer test setups set it to
@@ -46,29 +49,46 @@ std::vector<std::size_t> standard_sizes(int block);
 bool under_sanitizer();
 
 // For checks a tool cannot run (it says so, e.g. racecheck on dynamic parallelism): true, and the case is
-// reported as skipped with `reason`, when COURSE_SANITIZER names one of `tools`.
+// reported as skipped with `reason`, when COURSE_SANITIZER names one of `tools`. (The checker knows; the runner
+// never does.)
 bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*> tools);
 
-// A graded race check (lessons about barriers and warp synchronization): runs this test program again under
-// `compute-sanitizer --tool <tool>` (racecheck or synccheck) on the cases that `filter` selects, and verifies
-// that the tool reports nothing - no error and no warning - and that those cases ran and passed. The cases
-// are usually named "sanitized TODO(NN.k) ..." (so the task's own filter does not run them again) and use
-// small sizes: the tools slow kernels down 10-100x. Without compute-sanitizer the case is skipped with that
-// reason; inside a sanitizer run (COURSE_SANITIZER set) it does nothing, since the outer tool already checks.
-void check_sanitizer_clean(const char* task, const char* tool, const std::string& filter);
+// A graded race check (lessons about barriers and warp synchronization): runs `calls` (usually the task's
+// small-size checks, whose results are verified as usual) in a runner of their own under
+// `compute-sanitizer --tool <tool>` (racecheck or synccheck), then reads the tool's report from the log file
+// it wrote (outside the runner's reach): no error and no warning, every call returned, the runner ended
+// normally. The runner is started exactly like every other: nothing tells it a tool is watching. Without
+// compute-sanitizer the case is skipped with that reason; inside a sanitizer setup (COURSE_SANITIZER set) it
+// does nothing, since every runner of the program is already under a tool.
+void check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls);
 
-// The lesson suite (what a kernel's structure is for, measured): runs the cases that `filter` selects again
-// under Nsight Compute and returns `metric` (an ncu metric name, e.g.
+// The lesson suite (what a kernel's structure is for, measured): runs `calls` in a runner of its own under
+// Nsight Compute and returns `metric` (an ncu metric name, e.g.
 // "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") summed over every launch of the kernels whose
-// name contains `kernel`. Without ncu, or when ncu cannot read the counters here (ERR_NVGPUCTRPERM, a
-// sanitizer run), the case is skipped with the reason and the answer is nullopt.
-std::optional<double> ncu_metric(const std::string& filter, const std::string& kernel, const std::string& metric);
+// name contains `kernel`, read from the log file ncu wrote. Without ncu, or when ncu cannot read the counters
+// here (ERR_NVGPUCTRPERM, a sanitizer setup), the case is skipped with the reason and the answer is nullopt.
+std::optional<double> ncu_metric(const std::string& kernel, const std::string& metric,
+                                 const std::function<void()>& calls);
+
+// A call that must return normally: true if it did, else the case fails naming the task, the call and what
+// happened instead (an exception's text, a crash with the runner's output, a TIMEOUT).
+bool returned(const std::string& task, const std::string& what, const course::checker::Result& result);
+// A call that must reject its arguments with std::invalid_argument before it runs anything; with
+// `must_contain`, the exception's message must say it (e.g. which argument: "block", "d_in").
+void check_rejected(const std::string& task, const std::string& what, const course::checker::Result& result,
+                    const std::string& must_contain = "");
+
+// Inputs of up to this many elements come back after a call and must be unchanged; larger ones are not copied
+// back (a kernel that writes its input does so at every size, and copying 64 MiB back per call would cost more
+// than the check is worth).
+constexpr std::size_t checked_input_limit = std::size_t{1} << 20;
 
 // Every power-of-two block size in [32, 1024].
 std::vector<int> power_of_two_blocks(int min_block = 32, int max_block = 1024);
 
-// "name(n=33, block=32)"
-std::string call(const std::string& name, std::size_t n, int block = 0);
+// "name(n=33, block=32)"; without a block (or with no_block) "name(n=33)".
+constexpr int no_block = -2147483647 - 1;
+std::string call(const std::string& name, std::size_t n, int block = no_block);
 
 namespace detail {  // read by the doctest main
 int skipped_gpu_cases();
@@ -78,6 +98,8 @@ const std::string& last_call();
 // CHECK_RESULT and CHECK_ARRAY note what they are about to check ("TODO(03.2): reduce_interleaved(n=33,
 // block=32)"), so that a crash inside it prints the task and n with the seed.
 std::string note_call(const std::string& task, const std::string& what);
+// A compute-sanitizer report with at least one summary line, each of them counting 0.
+bool summaries_clean(const std::string& report);
 }  // namespace detail
 
 }  // namespace course::testing

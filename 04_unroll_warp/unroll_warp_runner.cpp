@@ -1,0 +1,87 @@
+// Chapter 04's runner: the one program that links your unroll_warp_student.cuh (through unroll_warp_launch.cu).
+// The checks (checks.cpp) send it calls and judge what comes back (course/runner.hpp).
+//
+// Every operation is a launcher or a probe (unroll_warp.hpp): buffer 0 the input, buffer 1 the total. The 04.6
+// launchers also take a ReduceWorkspace, which the runner keeps from one call to the next, one per value of the
+// parameter "workspace": the checks give every case its own, shared by all the case's launches (a kernel that
+// does not reset it fails from the second launch on).
+#include "unroll_warp.hpp"
+
+#include "course/runner.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using course::runner::Call;
+
+template <void (*Launch)(const int*, long long*, std::size_t, int, cudaStream_t)>
+void plain(Call& c)
+{
+    Launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, c.stream());
+}
+
+ReduceWorkspace& workspace(Call& c, const std::string& which = "")
+{
+    return c.keep<ReduceWorkspace>("workspace " + std::to_string(c.param("workspace")) + which);
+}
+
+void vectorized(Call& c)
+{
+    ReduceWorkspace& w = workspace(c);
+    reduce_vectorized(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
+}
+
+// The float launcher in two overloads: the parameter "accumulator_bits" = 32 picks float accumulation (a float
+// total), anything else double accumulation (a double total).
+void vectorized_float(Call& c)
+{
+    ReduceWorkspace& w = workspace(c);
+    if (c.param("accumulator_bits", 64) == 32)
+        reduce_vectorized_float(c.buffer<float>(0), c.buffer<float>(1), c.n, c.block, w, c.stream());
+    else
+        reduce_vectorized_float(c.buffer<float>(0), c.buffer<double>(1), c.n, c.block, w, c.stream());
+}
+
+void vectorized_bytes(Call& c)
+{
+    ReduceWorkspace& w = workspace(c);
+    reduce_vectorized_bytes(c.buffer<std::uint8_t>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
+}
+
+// Two launches at once, on two non-blocking streams of the runner's, with a workspace each: n ints from buffer 0
+// into buffer 1 on stream 0, and the parameter n_b ints from buffer 2 into buffer 3 on stream 1. The runner
+// waits for both streams before it copies the totals back.
+void vectorized_two_streams(Call& c)
+{
+    ReduceWorkspace& a = workspace(c, " stream 0");
+    ReduceWorkspace& b = workspace(c, " stream 1");
+    reduce_vectorized(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, a, c.own_stream(0));
+    reduce_vectorized(c.buffer<int>(2), c.buffer<long long>(3), static_cast<std::size_t>(c.param("n_b")), c.block, b,
+                      c.own_stream(1));
+}
+
+const course::runner::Op ops[] = {
+    {"reduce_unrolling2", plain<reduce_unrolling2>},
+    {"reduce_unrolling4", plain<reduce_unrolling4>},
+    {"reduce_unrolling8", plain<reduce_unrolling8>},
+    {"reduce_unroll_warp_syncwarp", plain<reduce_unroll_warp_syncwarp>},
+    {"reduce_complete_unroll", plain<reduce_complete_unroll>},
+    {"reduce_grid_stride", plain<reduce_grid_stride>},
+    {"reduce_shfl", plain<reduce_shfl>},
+    {"reduce_cg", plain<reduce_cg>},
+    {"reduce_redux", plain<reduce_redux>},
+    {"reduce_vectorized", vectorized},
+    {"reduce_vectorized_float", vectorized_float},
+    {"reduce_vectorized_bytes", vectorized_bytes},
+    {"reduce_vectorized on two streams", vectorized_two_streams},
+    {"probe_last_warp_sum", plain<probe_last_warp_sum>},
+    {"probe_tree_sum_complete_unroll", plain<probe_tree_sum_complete_unroll>},
+    {"probe_thread_sum_grid_stride", plain<probe_thread_sum_grid_stride>},
+    {"probe_shfl_warp_sum", plain<probe_shfl_warp_sum>},
+};
+
+}  // namespace
+
+int main() { return course::runner::serve(ops); }

@@ -1,0 +1,378 @@
+#include "course/runner.hpp"
+
+#include "course/check.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <tuple>
+
+namespace course::runner {
+
+Call::Call(const boundary::Request& request, std::vector<Buffer>& buffers, std::map<std::string, Kept>& kept,
+           std::vector<cudaStream_t>& streams)
+    : n(request.n), block(static_cast<int>(request.block)), request_(&request), buffers_(&buffers), kept_(&kept),
+      streams_(&streams)
+{
+    reply_.status = boundary::Status::ok;
+}
+
+long long Call::param(const std::string& key, long long fallback) const
+{
+    for (const auto& [name, value] : request_->params)
+        if (name == key) return value;
+    return fallback;
+}
+
+bool Call::has(const std::string& key) const
+{
+    for (const auto& p : request_->params)
+        if (p.first == key) return true;
+    return false;
+}
+
+void* Call::pointer(std::size_t i, std::size_t elem) const
+{
+    if (i >= buffers_->size())
+        throw std::logic_error("runner: the request has no buffer " + std::to_string(i));
+    const Buffer& b = (*buffers_)[i];
+    if (b.spec.elem != elem)
+        throw std::logic_error("runner: buffer " + std::to_string(i) + " holds elements of " +
+                               std::to_string(b.spec.elem) + " bytes, not " + std::to_string(elem));
+    if (b.spec.address != 0) return reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.spec.address));
+    if (b.spec.null || b.base == nullptr) return nullptr;
+    return b.base + b.spec.lead * b.spec.elem;
+}
+
+std::size_t Call::count(std::size_t i) const
+{
+    return i < buffers_->size() ? (*buffers_)[i].spec.count : 0;
+}
+
+cudaStream_t Call::own_stream(int which)
+{
+    used_streams_ = true;
+    while (static_cast<int>(streams_->size()) <= which) {
+        cudaStream_t s = nullptr;
+        CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        streams_->push_back(s);
+    }
+    return (*streams_)[static_cast<std::size_t>(which)];
+}
+
+cudaStream_t Call::stream() { return param("stream") == 1 ? own_stream(0) : cudaStream_t{}; }
+
+void Call::value(const std::string& key, const std::string& text) { reply_.values.emplace_back(key, text); }
+
+namespace {
+
+struct Arena {
+    unsigned char* map = nullptr;
+    std::size_t bytes = 0;
+    bool writable = false;
+};
+
+// Device buffers of exactly the sizes calls ask for, kept for the next call of the same size: cudaFree waits for
+// the whole GPU and costs as much as a small kernel, and the checks make thousands of calls of a few sizes. A
+// reused buffer is exactly as large as asked (compute-sanitizer still sees any access past it), and every
+// buffer is filled again before a call.
+class DevicePool {
+public:
+    ~DevicePool()
+    {
+        for (auto& [bytes, list] : free_)
+            for (void* p : list) cudaFree(p);
+    }
+    void* get(std::size_t bytes)
+    {
+        auto& list = free_[bytes];
+        if (!list.empty()) {
+            void* p = list.back();
+            list.pop_back();
+            cached_ -= bytes;
+            return p;
+        }
+        void* p = nullptr;
+        CUDA_CHECK(cudaMalloc(&p, bytes));
+        return p;
+    }
+    void put(void* p, std::size_t bytes)
+    {
+        if (bytes > keep_one || cached_ + bytes > keep_all) {
+            cudaFree(p);
+            return;
+        }
+        free_[bytes].push_back(p);
+        cached_ += bytes;
+    }
+
+private:
+    static constexpr std::size_t keep_one = std::size_t{256} << 20;
+    static constexpr std::size_t keep_all = std::size_t{2} << 30;
+    std::map<std::size_t, std::vector<void*>> free_;
+    std::size_t cached_ = 0;
+};
+
+class Server {
+public:
+    Server(const Op* ops, std::size_t count) : ops_(ops), count_(count) {}
+
+    int run()
+    {
+        for (;;) {
+            std::string text;
+            std::vector<int> fds;
+            const int got = boundary::receive_message(boundary::runner_fd, text, &fds);
+            if (got == 0) return 0;  // the checker is done
+            if (got < 0) return 3;
+            boundary::Request request;
+            boundary::Reply reply;
+            std::string why;
+            if (!boundary::decode(text, request, why)) {
+                reply.message = "runner: " + why;
+            } else {
+                reply = answer(request, fds);
+            }
+            for (int fd : fds) close(fd);
+            if (!boundary::send_message(boundary::runner_fd, boundary::encode(reply))) return 3;
+            if (reply.fatal) return 1;
+        }
+    }
+
+private:
+    boundary::Reply answer(const boundary::Request& request, const std::vector<int>& fds)
+    {
+        boundary::Reply reply;
+        try {
+            map_arenas(request, fds);
+            const Op* op = find(request.op);
+            if (op == nullptr) {
+                reply.message = "runner: no operation named '" + request.op + "'";
+                return reply;
+            }
+            return call(*op, request);
+        } catch (const CudaError& e) {
+            reply.status = boundary::Status::error;
+            reply.message = e.what();
+            reply.fatal = true;  // a sticky error spoils the context: the checker starts a new runner
+        } catch (const std::exception& e) {
+            reply.status = boundary::Status::error;
+            reply.message = e.what();
+        }
+        return reply;
+    }
+
+    const Op* find(const std::string& name) const
+    {
+        for (std::size_t i = 0; i < count_; ++i)
+            if (name == ops_[i].name) return &ops_[i];
+        return nullptr;
+    }
+
+    void map_arenas(const boundary::Request& request, const std::vector<int>& fds)
+    {
+        for (int id : request.dropped_arenas) drop(id);
+        if (fds.size() != request.new_arenas.size())
+            throw std::runtime_error("runner: the request names " + std::to_string(request.new_arenas.size()) +
+                                     " new arenas but carries " + std::to_string(fds.size()) + " descriptors");
+        for (std::size_t i = 0; i < fds.size(); ++i) {
+            const boundary::NewArena& a = request.new_arenas[i];
+            drop(a.id);
+            Arena arena;
+            arena.bytes = a.bytes;
+            arena.writable = a.writable;
+            if (a.bytes > 0) {
+                void* p = mmap(nullptr, a.bytes, PROT_READ | (a.writable ? PROT_WRITE : 0), MAP_SHARED | MAP_POPULATE,
+                               fds[i], 0);
+                if (p == MAP_FAILED) throw std::runtime_error("runner: cannot map arena " + std::to_string(a.id));
+                arena.map = static_cast<unsigned char*>(p);
+            }
+            arenas_[a.id] = arena;
+        }
+    }
+
+    void drop(int id)
+    {
+        const auto found = arenas_.find(id);
+        if (found == arenas_.end()) return;
+        if (found->second.map != nullptr) munmap(found->second.map, found->second.bytes);
+        arenas_.erase(found);
+        for (auto it = cache_.begin(); it != cache_.end();) {
+            if (std::get<0>(it->first) == id) {
+                cudaFree(it->second);
+                it = cache_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+
+    const unsigned char* source(const boundary::BufferSpec& b, std::size_t bytes) const
+    {
+        const auto found = arenas_.find(b.arena);
+        if (found == arenas_.end() || b.offset > found->second.bytes || bytes > found->second.bytes - b.offset)
+            throw std::runtime_error("runner: a buffer's source lies outside its arena");
+        return found->second.map + b.offset;
+    }
+
+    unsigned char* destination(int arena, long long offset, std::size_t bytes) const
+    {
+        const auto found = arenas_.find(arena);
+        if (found == arenas_.end() || !found->second.writable || offset < 0 ||
+            static_cast<std::size_t>(offset) > found->second.bytes ||
+            bytes > found->second.bytes - static_cast<std::size_t>(offset))
+            throw std::runtime_error("runner: a returned buffer lies outside the output arena");
+        return found->second.map + offset;
+    }
+
+    // The device copy of an input that many requests use (the same bytes of the same arena): copied from the
+    // host once, then device to device.
+    const void* cached(const boundary::BufferSpec& b, std::size_t bytes)
+    {
+        const auto key = std::make_tuple(b.arena, b.offset, bytes);
+        if (const auto found = cache_.find(key); found != cache_.end()) return found->second;
+        void* d = nullptr;
+        CUDA_CHECK(cudaMalloc(&d, bytes));
+        CUDA_CHECK(cudaMemcpy(d, source(b, bytes), bytes, cudaMemcpyHostToDevice));
+        cache_[key] = d;
+        return d;
+    }
+
+    void fill(Call::Buffer& buf, bool host)
+    {
+        const boundary::BufferSpec& b = buf.spec;
+        const std::size_t bytes = b.bytes();
+        if (bytes == 0 || b.init == boundary::Init::none) return;
+        if (b.init == boundary::Init::fill) {
+            if (host) std::memset(buf.base, static_cast<int>(b.fill), bytes);
+            else CUDA_CHECK(cudaMemset(buf.base, static_cast<int>(b.fill), bytes));
+            return;
+        }
+        if (b.init == boundary::Init::data) {
+            if (host) std::memcpy(buf.base, source(b, bytes), bytes);
+            else if (bytes >= (std::size_t{1} << 20)) CUDA_CHECK(cudaMemcpy(buf.base, cached(b, bytes), bytes, cudaMemcpyDeviceToDevice));
+            else CUDA_CHECK(cudaMemcpy(buf.base, source(b, bytes), bytes, cudaMemcpyHostToDevice));
+            return;
+        }
+        // periodic: one period from the arena, then doubling copies (a whole number of periods each time)
+        const std::size_t period = std::min(b.period * b.elem, bytes);
+        if (period == 0) throw std::runtime_error("runner: a periodic buffer with an empty period");
+        const unsigned char* src = source(b, period);
+        if (host) {
+            for (std::size_t at = 0; at < bytes; at += period) std::memcpy(buf.base + at, src, std::min(period, bytes - at));
+            return;
+        }
+        CUDA_CHECK(cudaMemcpy(buf.base, src, period, cudaMemcpyHostToDevice));
+        for (std::size_t filled = period; filled < bytes; filled *= 2)
+            CUDA_CHECK(cudaMemcpy(buf.base + filled, buf.base, std::min(filled, bytes - filled), cudaMemcpyDeviceToDevice));
+    }
+
+    boundary::Reply call(const Op& op, const boundary::Request& request)
+    {
+        std::vector<Call::Buffer> buffers;
+        struct Release {  // every buffer is given back, whatever happens
+            std::vector<Call::Buffer>& b;
+            bool host;
+            DevicePool& pool;
+            ~Release()
+            {
+                if (!host) cudaDeviceSynchronize();  // nothing still running writes into a buffer given back
+                for (auto& x : b)
+                    if (x.base != nullptr && x.owned) {
+                        if (host) std::free(x.base);
+                        else pool.put(x.base, x.spec.bytes());
+                    }
+            }
+        } release{buffers, op.host, pool_};
+        for (const boundary::BufferSpec& spec : request.buffers) {
+            Call::Buffer buf;
+            buf.spec = spec;
+            const std::size_t bytes = spec.bytes();
+            if (op.host && spec.role == boundary::Role::in && spec.init == boundary::Init::data && spec.back < 0) {
+                // read where it lies: the arena is mapped read-only, so the call cannot change it
+                buf.base = const_cast<unsigned char*>(source(spec, bytes));
+                buf.owned = false;
+            } else if (bytes > 0) {
+                if (op.host) {
+                    buf.base = static_cast<unsigned char*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+                    if (buf.base == nullptr) throw std::bad_alloc();
+                } else {
+                    buf.base = static_cast<unsigned char*>(pool_.get(bytes));
+                }
+            }
+            buffers.push_back(buf);
+        }
+        for (auto& buf : buffers)
+            if (buf.owned) fill(buf, op.host);
+        if (!op.host) CUDA_CHECK(cudaDeviceSynchronize());  // the inputs are in place before any stream starts
+
+        Call c(request, buffers, kept_, streams_);
+        try {
+            op.run(c);
+        } catch (const std::invalid_argument& e) {
+            c.reply().status = boundary::Status::rejected;
+            c.reply().message = e.what();
+        }
+        copy_back(request, buffers, op.host, c.used_own_streams());
+        return c.reply();
+    }
+
+    // Every buffer the checker asked for, whole (lead, count and tail), into the output arena. After launches on
+    // the runner's own streams, only those streams are waited for before the copy: work that a launcher put on
+    // another stream is not, so its output is read as it is then.
+    void copy_back(const boundary::Request& request, std::vector<Call::Buffer>& buffers, bool host, bool own_streams)
+    {
+        if (!host) {
+            if (own_streams) {
+                for (cudaStream_t s : streams_) CUDA_CHECK(cudaStreamSynchronize(s));
+            } else {
+                CUDA_CHECK(cudaDeviceSynchronize());
+            }
+        }
+        for (const Call::Buffer& buf : buffers) {
+            if (buf.spec.back < 0) continue;
+            const std::size_t bytes = buf.spec.bytes();
+            unsigned char* to = destination(request.out_arena, buf.spec.back, bytes);
+            if (bytes == 0) continue;
+            if (host) std::memcpy(to, buf.base, bytes);
+            else if (own_streams) {
+                CUDA_CHECK(cudaMemcpyAsync(to, buf.base, bytes, cudaMemcpyDeviceToHost, streams_[0]));
+                CUDA_CHECK(cudaStreamSynchronize(streams_[0]));
+            } else {
+                CUDA_CHECK(cudaMemcpy(to, buf.base, bytes, cudaMemcpyDeviceToHost));
+            }
+        }
+        if (!host) {
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CUDA_CHECK(cudaGetLastError());
+        }
+    }
+
+    const Op* ops_;
+    std::size_t count_;
+    DevicePool pool_;
+    std::map<int, Arena> arenas_;
+    std::map<std::tuple<int, std::size_t, std::size_t>, void*> cache_;
+    std::map<std::string, Call::Kept> kept_;
+    std::vector<cudaStream_t> streams_;
+};
+
+}  // namespace
+
+int serve(const Op* ops, std::size_t count)
+{
+    try {
+        return Server(ops, count).run();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "runner: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace course::runner
