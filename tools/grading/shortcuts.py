@@ -24,9 +24,9 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-HEADERS = [  # Thrust before CUB: Thrust brings CUB in
-    ("Thrust", re.compile(r"/thrust/")),
+HEADERS = [
     ("CUB", re.compile(r"/cub/")),
+    ("Thrust", re.compile(r"/thrust/")),
     ("libcu++ algorithms", re.compile(r"/cuda/std/(algorithm|numeric|execution)$|/cuda/std/__numeric/"
                                       r"|/cuda/(algorithm|numeric)$")),
     ("cuBLAS", re.compile(r"/cublas[^/]*$")),
@@ -146,11 +146,12 @@ def _chapter_verdict(build_dir, commands, recorded, paths, all_student_paths, ba
         return "the grader cannot tell what this chapter's compiled code includes (no dependency record); refused"
     for unit in units:
         headers, base_headers = recorded[unit], baseline.units.get(unit, set())
-        for library, pattern in HEADERS:
-            hit = next((h for h in sorted(headers - base_headers) if pattern.search(h)), None)
-            if hit:
-                return (f"uses {library}: the compiled code includes {hit.split('/include/')[-1]}; write the kernels "
-                        "yourself")
+        new_headers = sorted(headers - base_headers)
+        hits = [(library, next(h for h in new_headers if pattern.search(h))) for library, pattern in HEADERS
+                if any(pattern.search(h) for h in new_headers)]
+        if hits:  # every library named (CUB comes with Thrust, and Thrust's headers with CUB's)
+            return (f"uses {' and '.join(lib for lib, _ in hits)}: the compiled code includes "
+                    f"{hits[0][1].split('/include/')[-1]}; write the kernels yourself")
         symbols = subprocess.run(["nm", "-C", str(Path(build_dir) / unit)], capture_output=True, text=True).stdout
         hit = next(((lib, p.search(symbols).group(0)) for lib, p in SYMBOLS if p.search(symbols)), None)
         if hit:
