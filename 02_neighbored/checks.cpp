@@ -21,6 +21,12 @@
 #include <vector>
 
 using course::testing::Reduction;
+using course::testing::check_standard_sizes;
+using course::testing::check_extreme_values;
+using course::testing::check_nothing_read_past_n;
+using course::testing::check_own_stream;
+using course::testing::check_rejects_bad_arguments;
+using course::testing::check_race_free;
 using course::testing::call;
 
 namespace {
@@ -30,19 +36,6 @@ namespace {
 constexpr long long poison = 0xA5;
 const Reduction neighbored{"TODO(02.1)", "reduce_neighbored", true, {{"poison_block_sums", poison}}};
 const Reduction less{"TODO(02.2)", "reduce_neighbored_less", true, {{"poison_block_sums", poison}}};
-
-void check_sums(const Reduction& r)
-{
-    REQUIRE_GPU();
-    course::testing::check_standard_sizes(r);
-}
-
-// Every element +-max_exact_abs_value: each block's int partial sums just fit, the total needs 64 bits.
-void check_values(const Reduction& r)
-{
-    REQUIRE_GPU();
-    course::testing::check_extreme_values(r, max_exact_abs_value);
-}
 
 // Bad block sizes and null pointers (the harness), then an n past the workspace's max_n.
 void check_rejects(const Reduction& r)
@@ -92,18 +85,16 @@ void check_large(const Reduction& r)
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------- 02.1
-TEST_CASE("TODO(02.1) reduce_neighbored: 1..8, standard sizes x every block, negative values") { check_sums(neighbored); }
-TEST_CASE("TODO(02.1) reduce_neighbored: values at +-(2^21 - 1), 64-bit total") { check_values(neighbored); }
-TEST_CASE("TODO(02.1) reduce_neighbored reads nothing at or past n")
+TEST_CASE("TODO(02.1) reduce_neighbored: 1..8, standard sizes x every block, negative values")
 {
-    REQUIRE_GPU();
-    course::testing::check_nothing_read_past_n(neighbored);
+    check_standard_sizes(neighbored);
 }
-TEST_CASE("TODO(02.1) reduce_neighbored on a stream of its own")
+TEST_CASE("TODO(02.1) reduce_neighbored: values at +-(2^21 - 1), 64-bit total")
 {
-    REQUIRE_GPU();
-    course::testing::check_own_stream(neighbored);
+    check_extreme_values(neighbored, max_exact_abs_value);
 }
+TEST_CASE("TODO(02.1) reduce_neighbored reads nothing at or past n") { check_nothing_read_past_n(neighbored); }
+TEST_CASE("TODO(02.1) reduce_neighbored on a stream of its own") { check_own_stream(neighbored); }
 TEST_CASE("TODO(02.1) reduce_neighbored rejects bad block sizes, null pointers and n past the workspace")
 {
     check_rejects(neighbored);
@@ -112,26 +103,20 @@ TEST_CASE("TODO(02.1) NeighboredWorkspace::block_sums_needed rejects bad block s
 {
     check_block_sums_needed_rejects(neighbored.task);
 }
-TEST_CASE("TODO(02.1) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    course::testing::check_race_free(neighbored);
-}
+TEST_CASE("TODO(02.1) racecheck and synccheck") { check_race_free(neighbored); }
 TEST_CASE("TODO(02.1) large: reduce_neighbored past 2^32 elements") { check_large(neighbored); }
 
 // ---------------------------------------------------------------------------------------------------- 02.2
-TEST_CASE("TODO(02.2) reduce_neighbored_less: 1..8, standard sizes x every block, negative values") { check_sums(less); }
-TEST_CASE("TODO(02.2) reduce_neighbored_less: values at +-(2^21 - 1), 64-bit total") { check_values(less); }
-TEST_CASE("TODO(02.2) reduce_neighbored_less reads nothing at or past n")
+TEST_CASE("TODO(02.2) reduce_neighbored_less: 1..8, standard sizes x every block, negative values")
 {
-    REQUIRE_GPU();
-    course::testing::check_nothing_read_past_n(less);
+    check_standard_sizes(less);
 }
-TEST_CASE("TODO(02.2) reduce_neighbored_less on a stream of its own")
+TEST_CASE("TODO(02.2) reduce_neighbored_less: values at +-(2^21 - 1), 64-bit total")
 {
-    REQUIRE_GPU();
-    course::testing::check_own_stream(less);
+    check_extreme_values(less, max_exact_abs_value);
 }
+TEST_CASE("TODO(02.2) reduce_neighbored_less reads nothing at or past n") { check_nothing_read_past_n(less); }
+TEST_CASE("TODO(02.2) reduce_neighbored_less on a stream of its own") { check_own_stream(less); }
 TEST_CASE("TODO(02.2) reduce_neighbored_less rejects bad block sizes, null pointers and n past the workspace")
 {
     check_rejects(less);
@@ -140,11 +125,7 @@ TEST_CASE("TODO(02.2) NeighboredWorkspace::block_sums_needed rejects bad block s
 {
     check_block_sums_needed_rejects(less.task);
 }
-TEST_CASE("TODO(02.2) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    course::testing::check_race_free(less);
-}
+TEST_CASE("TODO(02.2) racecheck and synccheck") { check_race_free(less); }
 TEST_CASE("TODO(02.2) large: reduce_neighbored_less past 2^32 elements") { check_large(less); }
 
 // The lesson of 02.2, measured on one launcher call (n = 2^20, block 256: its passes over the ints and over
@@ -157,10 +138,10 @@ TEST_CASE("TODO(02.2) lesson: reduce_neighbored_less has far fewer divergent bra
     REQUIRE_GPU();
     const char* metric = "smsp__sass_branch_targets_threads_divergent.sum";
     const auto by_neighbored = course::testing::ncu_metric(
-        "reduce_neighbored_kernel", metric, [] { course::testing::check_lesson_subject(neighbored); });
+        "reduce_neighbored_kernel", metric, [] { check_lesson_subject(neighbored); });
     if (!by_neighbored) return;
     const auto by_less = course::testing::ncu_metric("reduce_neighbored_less_kernel", metric,
-                                                     [] { course::testing::check_lesson_subject(less); });
+                                                     [] { check_lesson_subject(less); });
     if (!by_less) return;
     const double blocks = static_cast<double>((std::size_t{1} << 20) / 256);
     MESSAGE("divergent branch targets, n = 2^20, block = 256: reduce_neighbored "

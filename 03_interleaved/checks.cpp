@@ -20,6 +20,12 @@
 #include <string>
 
 using course::testing::Reduction;
+using course::testing::check_standard_sizes;
+using course::testing::check_extreme_values;
+using course::testing::check_nothing_read_past_n;
+using course::testing::check_own_stream;
+using course::testing::check_rejects_bad_arguments;
+using course::testing::check_race_free;
 
 namespace {
 
@@ -29,19 +35,6 @@ const Reduction interleaved{"TODO(03.1)", "reduce_interleaved", true};
 const Reduction modulo{"TODO(03.2)", "reduce_shared_modulo"};
 const Reduction strided{"TODO(03.3)", "reduce_shared_strided"};
 const Reduction sequential{"TODO(03.4)", "reduce_shared_sequential"};
-
-// Every reduction's checks, one function per test case below.
-void check_sums(const Reduction& r)
-{
-    REQUIRE_GPU();
-    course::testing::check_standard_sizes(r);
-}
-
-void check_values(const Reduction& r)
-{
-    REQUIRE_GPU();
-    course::testing::check_extreme_values(r, max_exact_abs_value);
-}
 
 // 2^32 + 2^20 + 3 ints (17.2 GB): an int index goes negative past 2^31 elements, an unsigned one wraps past
 // 2^32. The data repeats a random tile of odd length (1000003), written on the runner's side before every call.
@@ -58,7 +51,7 @@ constexpr double lesson_blocks = static_cast<double>(lesson_n / lesson_block);
 
 std::optional<double> lesson_metric(const Reduction& r, const std::string& kernel, const std::string& metric)
 {
-    return course::testing::ncu_metric(kernel, metric, [&] { course::testing::check_lesson_subject(r); });
+    return course::testing::ncu_metric(kernel, metric, [&] { check_lesson_subject(r); });
 }
 
 // Shared-memory bank conflicts (loads plus stores) of the kernel named like `kernel` in the lesson subject of
@@ -100,53 +93,39 @@ double strided_conflicts_per_block(int block)
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------- 03.1
-TEST_CASE("TODO(03.1) reduce_interleaved: 1..8, standard sizes x every block, negative values") { check_sums(interleaved); }
-TEST_CASE("TODO(03.1) reduce_interleaved: values at +-(2^21 - 1), 64-bit total") { check_values(interleaved); }
-TEST_CASE("TODO(03.1) reduce_interleaved reads nothing at or past n")
+TEST_CASE("TODO(03.1) reduce_interleaved: 1..8, standard sizes x every block, negative values")
 {
-    REQUIRE_GPU();
-    course::testing::check_nothing_read_past_n(interleaved);
+    check_standard_sizes(interleaved);
 }
-TEST_CASE("TODO(03.1) reduce_interleaved on a stream of its own")
+TEST_CASE("TODO(03.1) reduce_interleaved: values at +-(2^21 - 1), 64-bit total")
 {
-    REQUIRE_GPU();
-    course::testing::check_own_stream(interleaved);
+    check_extreme_values(interleaved, max_exact_abs_value);
 }
+TEST_CASE("TODO(03.1) reduce_interleaved reads nothing at or past n") { check_nothing_read_past_n(interleaved); }
+TEST_CASE("TODO(03.1) reduce_interleaved on a stream of its own") { check_own_stream(interleaved); }
 TEST_CASE("TODO(03.1) reduce_interleaved rejects bad block sizes and null pointers")
 {
-    REQUIRE_GPU();
-    course::testing::check_rejects_bad_arguments(interleaved);
+    check_rejects_bad_arguments(interleaved);
 }
-TEST_CASE("TODO(03.1) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    course::testing::check_race_free(interleaved);
-}
+TEST_CASE("TODO(03.1) racecheck and synccheck") { check_race_free(interleaved); }
 TEST_CASE("TODO(03.1) large: reduce_interleaved past 2^32 elements") { check_large(interleaved); }
 
 // ---------------------------------------------------------------------------------------------------- 03.2
-TEST_CASE("TODO(03.2) reduce_shared_modulo: 1..8, standard sizes x every block, input untouched") { check_sums(modulo); }
-TEST_CASE("TODO(03.2) reduce_shared_modulo: values at +-(2^21 - 1), 64-bit total") { check_values(modulo); }
-TEST_CASE("TODO(03.2) reduce_shared_modulo reads nothing at or past n")
+TEST_CASE("TODO(03.2) reduce_shared_modulo: 1..8, standard sizes x every block, input untouched")
 {
-    REQUIRE_GPU();
-    course::testing::check_nothing_read_past_n(modulo);
+    check_standard_sizes(modulo);
 }
-TEST_CASE("TODO(03.2) reduce_shared_modulo on a stream of its own")
+TEST_CASE("TODO(03.2) reduce_shared_modulo: values at +-(2^21 - 1), 64-bit total")
 {
-    REQUIRE_GPU();
-    course::testing::check_own_stream(modulo);
+    check_extreme_values(modulo, max_exact_abs_value);
 }
+TEST_CASE("TODO(03.2) reduce_shared_modulo reads nothing at or past n") { check_nothing_read_past_n(modulo); }
+TEST_CASE("TODO(03.2) reduce_shared_modulo on a stream of its own") { check_own_stream(modulo); }
 TEST_CASE("TODO(03.2) reduce_shared_modulo rejects bad block sizes and null pointers")
 {
-    REQUIRE_GPU();
-    course::testing::check_rejects_bad_arguments(modulo);
+    check_rejects_bad_arguments(modulo);
 }
-TEST_CASE("TODO(03.2) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    course::testing::check_race_free(modulo);
-}
+TEST_CASE("TODO(03.2) racecheck and synccheck") { check_race_free(modulo); }
 TEST_CASE("TODO(03.2) large: reduce_shared_modulo past 2^32 elements") { check_large(modulo); }
 
 // The lesson of 03.2, measured. The compiler turns each level's short `if` into predicated instructions (no
@@ -172,28 +151,21 @@ TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra i
 }
 
 // ---------------------------------------------------------------------------------------------------- 03.3
-TEST_CASE("TODO(03.3) reduce_shared_strided: 1..8, standard sizes x every block, input untouched") { check_sums(strided); }
-TEST_CASE("TODO(03.3) reduce_shared_strided: values at +-(2^21 - 1), 64-bit total") { check_values(strided); }
-TEST_CASE("TODO(03.3) reduce_shared_strided reads nothing at or past n")
+TEST_CASE("TODO(03.3) reduce_shared_strided: 1..8, standard sizes x every block, input untouched")
 {
-    REQUIRE_GPU();
-    course::testing::check_nothing_read_past_n(strided);
+    check_standard_sizes(strided);
 }
-TEST_CASE("TODO(03.3) reduce_shared_strided on a stream of its own")
+TEST_CASE("TODO(03.3) reduce_shared_strided: values at +-(2^21 - 1), 64-bit total")
 {
-    REQUIRE_GPU();
-    course::testing::check_own_stream(strided);
+    check_extreme_values(strided, max_exact_abs_value);
 }
+TEST_CASE("TODO(03.3) reduce_shared_strided reads nothing at or past n") { check_nothing_read_past_n(strided); }
+TEST_CASE("TODO(03.3) reduce_shared_strided on a stream of its own") { check_own_stream(strided); }
 TEST_CASE("TODO(03.3) reduce_shared_strided rejects bad block sizes and null pointers")
 {
-    REQUIRE_GPU();
-    course::testing::check_rejects_bad_arguments(strided);
+    check_rejects_bad_arguments(strided);
 }
-TEST_CASE("TODO(03.3) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    course::testing::check_race_free(strided);
-}
+TEST_CASE("TODO(03.3) racecheck and synccheck") { check_race_free(strided); }
 TEST_CASE("TODO(03.3) large: reduce_shared_strided past 2^32 elements") { check_large(strided); }
 
 // The lesson of 03.3, measured: strided addressing has the bank conflicts the README's table counts. Nsight
@@ -212,28 +184,21 @@ TEST_CASE("TODO(03.3) lesson: reduce_shared_strided has the bank conflicts of st
 }
 
 // ---------------------------------------------------------------------------------------------------- 03.4
-TEST_CASE("TODO(03.4) reduce_shared_sequential: 1..8, standard sizes x every block, input untouched") { check_sums(sequential); }
-TEST_CASE("TODO(03.4) reduce_shared_sequential: values at +-(2^21 - 1), 64-bit total") { check_values(sequential); }
-TEST_CASE("TODO(03.4) reduce_shared_sequential reads nothing at or past n")
+TEST_CASE("TODO(03.4) reduce_shared_sequential: 1..8, standard sizes x every block, input untouched")
 {
-    REQUIRE_GPU();
-    course::testing::check_nothing_read_past_n(sequential);
+    check_standard_sizes(sequential);
 }
-TEST_CASE("TODO(03.4) reduce_shared_sequential on a stream of its own")
+TEST_CASE("TODO(03.4) reduce_shared_sequential: values at +-(2^21 - 1), 64-bit total")
 {
-    REQUIRE_GPU();
-    course::testing::check_own_stream(sequential);
+    check_extreme_values(sequential, max_exact_abs_value);
 }
+TEST_CASE("TODO(03.4) reduce_shared_sequential reads nothing at or past n") { check_nothing_read_past_n(sequential); }
+TEST_CASE("TODO(03.4) reduce_shared_sequential on a stream of its own") { check_own_stream(sequential); }
 TEST_CASE("TODO(03.4) reduce_shared_sequential rejects bad block sizes and null pointers")
 {
-    REQUIRE_GPU();
-    course::testing::check_rejects_bad_arguments(sequential);
+    check_rejects_bad_arguments(sequential);
 }
-TEST_CASE("TODO(03.4) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    course::testing::check_race_free(sequential);
-}
+TEST_CASE("TODO(03.4) racecheck and synccheck") { check_race_free(sequential); }
 TEST_CASE("TODO(03.4) large: reduce_shared_sequential past 2^32 elements") { check_large(sequential); }
 
 // The lesson of 03.4, measured: sequential addressing has under 1/20 of the strided kernel's bank conflicts

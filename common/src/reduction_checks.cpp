@@ -69,6 +69,7 @@ bool check_reduction(const Reduction& r, const IntData& data, std::size_t n, int
 
 void check_standard_sizes(const Reduction& r)
 {
+    REQUIRE_GPU();
     const IntData example({1, 2, 3, 4, 5, 6, 7, 8});  // 36
     check_reduction(r, example, 8, 32, call(r.op, 8, 32) + " of 1..8");
     const IntData data(random_ints(largest_standard_size(), seed(1)));
@@ -78,6 +79,7 @@ void check_standard_sizes(const Reduction& r)
 
 void check_full_int_range(const Reduction& r)
 {
+    REQUIRE_GPU();
     const std::size_t n = (std::size_t{1} << 20) + 3;
     const IntData data(random_ints(n, seed(2), INT_MIN, INT_MAX));
     for (int block : power_of_two_blocks())
@@ -86,6 +88,7 @@ void check_full_int_range(const Reduction& r)
 
 void check_extreme_values(const Reduction& r, int value)
 {
+    REQUIRE_GPU();
     const std::size_t n = (std::size_t{1} << 20) + 3;
     for (int v : {value, -value}) {
         const IntData data(std::vector<int>(n, v));
@@ -96,6 +99,7 @@ void check_extreme_values(const Reduction& r, int value)
 
 void check_nothing_read_past_n(const Reduction& r)
 {
+    REQUIRE_GPU();
     const int past_end = 1 << 20;
     const std::size_t longest = 999983;
     std::vector<int> values = random_ints(longest, seed(3));
@@ -115,6 +119,7 @@ void check_nothing_read_past_n(const Reduction& r)
 
 void check_own_stream(const Reduction& r)
 {
+    REQUIRE_GPU();
     const std::size_t n = (std::size_t{1} << 22) + 5;
     const IntData data(random_ints(n, seed(4)));
     checker::Call c = reduction_call(r, data, 0, n, 256);
@@ -124,6 +129,7 @@ void check_own_stream(const Reduction& r)
 
 void check_rejects_bad_arguments(const Reduction& r)
 {
+    REQUIRE_GPU();
     const IntData data(random_ints(1000, seed(5)));
     for (int block : {0, -32, 16, 33, 96, 2048}) {
         const auto got = checker::run(reduction_call(r, data, 0, 1000, block));
@@ -141,6 +147,7 @@ void check_rejects_bad_arguments(const Reduction& r)
 
 void check_small_sizes(const Reduction& r)
 {
+    REQUIRE_GPU();
     const IntData data(random_ints(5000, seed(6)));
     for (int block : {32, 256, 1024})
         for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{5000}})
@@ -149,6 +156,7 @@ void check_small_sizes(const Reduction& r)
 
 void check_race_free(const Reduction& r)
 {
+    REQUIRE_GPU();
     for (const char* tool : {"racecheck", "synccheck"}) check_tool_clean(r.task, tool, [&] { check_small_sizes(r); });
 }
 
@@ -177,6 +185,7 @@ void check_large(const Reduction& r, std::size_t n, std::size_t period, const st
 
 void check_lesson_subject(const Reduction& r)
 {
+    REQUIRE_GPU();
     const std::size_t n = std::size_t{1} << 20;
     const IntData data(random_ints(n, seed(8)));
     check_reduction(r, data, n, 256);

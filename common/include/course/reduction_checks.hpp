@@ -2,7 +2,8 @@
 // data (task, runner operation, whether the kernel works in place) and its test cases call the checks below.
 //
 // A reduction is a runner operation whose buffer 0 is the input (n ints) and buffer 1 the total (one long long,
-// poisoned first): the chapter's runner passes them to the launcher with n, block and the stream.
+// poisoned first): the chapter's runner passes them to the launcher with n, block and the stream. Every check
+// below starts with REQUIRE_GPU(): a test case can be just the call.
 #pragma once
 
 #include "course/checker.hpp"
