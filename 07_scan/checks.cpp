@@ -301,8 +301,26 @@ void check_race_free(const Scan& s)
 // 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out, both made on the runner's side): past
 // 2^31 by more than the largest tile (32768 items), so that whole tiles start past 2^31, where a 32-bit tile
 // start goes negative. The input is the byte 0x01 everywhere, so element i of the inclusive scan is
-// (i + 1) * 0x01010101 modulo 2^32 and no reference array is needed.
+// (i + 1) * 0x01010101 modulo 2^32 and no reference array is needed. The runner holds the output; it comes
+// back 256 MiB at a time, each window judged as it arrives.
 constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 16) + 7;
+
+// What is wrong with elements [start, start + count) of the large scan's output (its guard from n on), "" if
+// nothing.
+std::string large_window_problem(const int* got, std::size_t start, std::size_t count, std::size_t n)
+{
+    const int poisoned = poison_int();
+    std::uint32_t expected = static_cast<std::uint32_t>((start + 1) * 0x01010101ull);
+    for (std::size_t k = 0; k < count; ++k, expected += 0x01010101u) {
+        const std::size_t i = start + k;
+        if (i >= n && got[k] != poisoned) return "wrote outside its output (element " + std::to_string(i) + ")";
+        if (i < n && static_cast<std::uint32_t>(got[k]) != expected)
+            return "element " + std::to_string(i) + " is " + std::to_string(got[k]) + ", expected " +
+                   std::to_string(static_cast<int>(expected)) +
+                   (got[k] == poisoned ? " (never written: a 32-bit index?)" : "");
+    }
+    return "";
+}
 
 void check_large(const Scan& s, std::size_t n = large_n)
 {
@@ -310,19 +328,21 @@ void check_large(const Scan& s, std::size_t n = large_n)
     REQUIRE_GPU_MEMORY(2 * n * sizeof(int) + (std::size_t{512} << 20));
     if (!earlier_task_works(s)) return;
     const std::string label = course::testing::detail::note_call(s.task, call(s.op, n, block) + " inclusive");
-    const Result r = course::checker::run(scan_call(s, ScanKind::inclusive, n, block, n)
-                                              .filled(sizeof(int), n, 0x01)
-                                              .output<int>(n, poison, guard)
-                                              .timeout(std::chrono::seconds(300)));
-    const std::string problem = output_problem<int>(r, n, 0, [&](const int* got) -> std::string {
-        std::uint32_t expected = 0x01010101u;  // (i + 1) * 0x01010101 modulo 2^32, for i = 0, 1, ...
-        for (std::size_t i = 0; i < n; ++i, expected += 0x01010101u)
-            if (static_cast<std::uint32_t>(got[i]) != expected)
-                return "element " + std::to_string(i) + " is " + std::to_string(got[i]) + ", expected " +
-                       std::to_string(static_cast<int>(expected)) +
-                       (got[i] == poison_int() ? " (never written: a 32-bit index?)" : "");
-        return "";
-    });
+    course::checker::Session& runner = course::checker::session();
+    const Result r = runner.run(scan_call(s, ScanKind::inclusive, n, block, n)
+                                    .filled(sizeof(int), n, 0x01)
+                                    .output<int>(n, poison, guard)
+                                    .hold()
+                                    .timeout(std::chrono::seconds(300)));
+    std::string problem = r.ok() ? "" : r.what();
+    constexpr std::size_t window = std::size_t{1} << 26;  // ints: 256 MiB
+    for (std::size_t start = 0; problem.empty() && start < n + guard; start += window) {
+        const std::size_t count = std::min(window, n + guard - start);
+        const Result w = runner.fetch(1, start * sizeof(int), count * sizeof(int), [&](const unsigned char* bytes) {
+            problem = large_window_problem(reinterpret_cast<const int*>(bytes), start, count, n);
+        });
+        if (!w.ok()) problem = w.what();
+    }
     VERIFY(problem.empty(), label << ": " << problem);
 }
 

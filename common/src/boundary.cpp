@@ -113,6 +113,7 @@ std::string encode(const Request& r)
     for (const NewArena& a : r.new_arenas) s << "arena " << a.id << ' ' << a.bytes << ' ' << (a.writable ? 1 : 0) << '\n';
     for (int id : r.dropped_arenas) s << "drop " << id << '\n';
     s << "out " << r.out_arena << '\n';
+    if (r.hold) s << "hold 1\n";
     return s.str();
 }
 
@@ -165,6 +166,9 @@ bool decode(const std::string& text, Request& r, std::string& why)
             long long id = 0;
             ok = to_signed(t[1], id);
             r.dropped_arenas.push_back(static_cast<int>(id));
+        } else if (key == "hold" && t.size() == 2) {
+            ok = t[1] == "1";
+            r.hold = ok;
         } else if (key == "out" && t.size() == 2) {
             long long id = 0;
             ok = to_signed(t[1], id);

@@ -258,6 +258,7 @@ long long Result::number(const std::string& key, long long fallback) const
 namespace {
 
 constexpr std::size_t kept_output = 64u << 10;  // bytes of the runner's output kept for messages
+constexpr std::size_t max_returned = std::size_t{256} << 20;  // bytes one call asks back
 
 std::string signal_name(int sig)
 {
@@ -508,7 +509,10 @@ void Session::stop(std::chrono::seconds grace)
     known_.clear();
 }
 
-Result Session::run(const Call& call)
+// Sends one request and waits for its reply: the Result without its buffers (exchange() leaves them in the
+// output arena `out`, at the offsets placed in `request`). `poison`: the returned places are overwritten with
+// 0xEE first, so that a runner that copies nothing back never leaves a right result there.
+Result Session::exchange(const Call& call, boundary::Request& request, std::shared_ptr<Arena>& out, bool poison)
 {
     Result result;
     if (!dead_.empty()) {
@@ -518,12 +522,14 @@ Result Session::run(const Call& call)
     }
     if (!process_) start();
 
-    boundary::Request request;
     request.op = call.op();
     request.n = call.n();
     request.block = call.block();
     request.params = call.params();
     request.buffers = call.buffers();
+    request.hold = call.held();
+    if (request.hold)  // nothing comes back with the reply: fetch() reads the held buffers
+        for (auto& b : request.buffers) b.back = -1;
     std::vector<int> fds;
     std::vector<int> owned_fds;  // reopened descriptors, closed after sending
     {
@@ -550,32 +556,27 @@ Result Session::run(const Call& call)
             known_.push_back(source->id());
         }
     }
-    // Returned buffers: one after the other in the output arena (64-byte aligned). Large ones get an arena of
-    // their own that the Result keeps, so that gigabytes are never copied twice.
+    // Returned buffers: one after the other in the output arena (64-byte aligned), which grows to the largest
+    // call's and is used again. Gigabytes come back window by window (Call::hold, fetch()).
     std::size_t returned = 0;
     for (auto& b : request.buffers)
         if (b.back >= 0) {
             b.back = static_cast<long long>(returned);
             returned += (b.bytes() + 63) / 64 * 64;
         }
-    std::shared_ptr<Arena> out;
-    const bool dedicated = returned > (std::size_t{256} << 20);
-    if (dedicated) {
-        out = std::make_shared<Arena>(returned, "course-output");
-    } else {
-        if (!out_ || out_->bytes() < returned)
-            out_ = std::make_shared<Arena>(std::max<std::size_t>(returned, std::size_t{1} << 20), "course-output");
-        out = out_;
-    }
+    if (returned > max_returned)
+        throw std::logic_error("checker: " + call.op() + " asks " + std::to_string(returned >> 20) +
+                               " MiB back; past 256 MiB, hold the call and fetch() its output window by window");
+    if (!out_ || out_->bytes() < returned)
+        out_ = std::make_shared<Arena>(std::max<std::size_t>(returned, std::size_t{1} << 20), "course-output");
+    out = out_;
     if (std::find(known_.begin(), known_.end(), out->id()) == known_.end()) {
         request.new_arenas.push_back({out->id(), out->bytes(), true});
         fds.push_back(out->fd());
         known_.push_back(out->id());
     }
     request.out_arena = out->id();
-    // What a runner that copies nothing back leaves: 0xEE bytes, or the zeros of a fresh arena (gigabytes: not
-    // written over again), never a right result.
-    if (!dedicated)
+    if (poison)
         for (const auto& b : request.buffers)
             if (b.back >= 0) std::memset(out->data() + b.back, 0xEE, b.bytes());
 
@@ -621,28 +622,46 @@ Result Session::run(const Call& call)
                                                                   : Result::Outcome::error;
     result.message = reply.message;
     result.values = reply.values;
-    for (const auto& b : request.buffers) {
-        Result::Bytes bytes;
-        bytes.elem = b.elem;
-        bytes.lead = b.lead;
-        if (b.back >= 0) {
-            bytes.size = b.bytes();
-            if (dedicated) {
-                bytes.data = out->data() + b.back;
-                bytes.keep = out;
-            } else {
-                auto copy = std::make_shared<std::vector<unsigned char>>(out->data() + b.back,
-                                                                         out->data() + b.back + bytes.size);
-                bytes.data = copy->data();
-                bytes.keep = copy;
-            }
-        }
-        result.buffers.push_back(bytes);
-    }
     if (reply.fatal) {
         stop(std::chrono::seconds(30));
         result.message += " (the runner ended: its CUDA context is unusable after this error)";
     }
+    return result;
+}
+
+Result Session::run(const Call& call)
+{
+    boundary::Request request;
+    std::shared_ptr<Arena> out;
+    Result result = exchange(call, request, out, true);
+    if (result.outcome == Result::Outcome::crashed || result.outcome == Result::Outcome::timed_out) return result;
+    for (const auto& b : request.buffers) {
+        Result::Bytes bytes;
+        bytes.elem = b.elem;
+        bytes.lead = b.lead;
+        if (b.back >= 0) {  // copied: the next call uses the output arena again
+            bytes.size = b.bytes();
+            auto copy = std::make_shared<std::vector<unsigned char>>(out->data() + b.back,
+                                                                     out->data() + b.back + bytes.size);
+            bytes.data = copy->data();
+            bytes.keep = copy;
+        }
+        result.buffers.push_back(bytes);
+    }
+    return result;
+}
+
+Result Session::fetch(std::size_t buffer, std::size_t first, std::size_t bytes,
+                      const std::function<void(const unsigned char*)>& use)
+{
+    Call c("@fetch", 0);
+    c.param("buffer", static_cast<long long>(buffer)).param("first", static_cast<long long>(first));
+    c.param("bytes", static_cast<long long>(bytes)).output(1, bytes, 0);
+    boundary::Request request;
+    std::shared_ptr<Arena> out;
+    // Not poisoned: gigabytes, one window at a time; what lies there is the last window, of other elements.
+    Result result = exchange(c, request, out, false);
+    if (result.ok()) use(out->data() + request.buffers[0].back);
     return result;
 }
 
@@ -696,9 +715,8 @@ namespace {
 Session* current = nullptr;  // a UseSession's
 }
 
-Session& session()
+Session& program_session()
 {
-    if (current != nullptr) return *current;
     static Session own = [] {
         const std::string tool = sanitizer_tool();
         if (tool.empty()) return Session();
@@ -707,6 +725,8 @@ Session& session()
     }();
     return own;
 }
+
+Session& session() { return current != nullptr ? *current : program_session(); }
 
 UseSession::UseSession(Session& s) : previous_(current) { current = &s; }
 UseSession::~UseSession() { current = previous_; }

@@ -1,6 +1,7 @@
 #include "course/runner.hpp"
 
 #include "course/check.hpp"
+#include "course/device.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -122,6 +123,7 @@ private:
 class Server {
 public:
     Server(const Op* ops, std::size_t count) : ops_(ops), count_(count) {}
+    ~Server() { release_held(); }
 
     int run()
     {
@@ -151,6 +153,9 @@ private:
         boundary::Reply reply;
         try {
             map_arenas(request, fds);
+            if (request.op != "@fetch") release_held();
+            if (request.op == "@device") return device();
+            if (request.op == "@fetch") return fetch(request);
             const Op* op = find(request.op);
             if (op == nullptr) {
                 reply.message = "runner: no operation named '" + request.op + "'";
@@ -273,23 +278,32 @@ private:
             CUDA_CHECK(cudaMemcpy(buf.base + filled, buf.base, std::min(filled, bytes - filled), cudaMemcpyDeviceToDevice));
     }
 
+    void give_back(std::vector<Call::Buffer>& buffers, bool host)
+    {
+        for (auto& x : buffers)
+            if (x.base != nullptr && x.owned) {
+                if (host) std::free(x.base);
+                else pool_.put(x.base, x.spec.bytes());
+            }
+        buffers.clear();
+    }
+
+    // The buffers of the last call made with `hold`, kept for @fetch requests until the next call.
+    void release_held() { give_back(held_, held_host_); }
+
     boundary::Reply call(const Op& op, const boundary::Request& request)
     {
         std::vector<Call::Buffer> buffers;
         struct Release {  // every buffer is given back, whatever happens
+            Server& server;
             std::vector<Call::Buffer>& b;
             bool host;
-            DevicePool& pool;
             ~Release()
             {
                 if (!host) cudaDeviceSynchronize();  // nothing still running writes into a buffer given back
-                for (auto& x : b)
-                    if (x.base != nullptr && x.owned) {
-                        if (host) std::free(x.base);
-                        else pool.put(x.base, x.spec.bytes());
-                    }
+                server.give_back(b, host);
             }
-        } release{buffers, op.host, pool_};
+        } release{*this, buffers, op.host};
         for (const boundary::BufferSpec& spec : request.buffers) {
             Call::Buffer buf;
             buf.spec = spec;
@@ -320,6 +334,10 @@ private:
             c.reply().message = e.what();
         }
         copy_back(request, buffers, op.host, c.used_own_streams());
+        if (request.hold) {  // kept for @fetch: nothing left for the Release to give back
+            held_.swap(buffers);
+            held_host_ = op.host;
+        }
         return c.reply();
     }
 
@@ -354,6 +372,48 @@ private:
         }
     }
 
+    // @fetch: bytes [first, first + bytes) of buffer `buffer` of the held call (whole allocation, lead included)
+    // into the output arena, where the request's one buffer says.
+    boundary::Reply fetch(const boundary::Request& request)
+    {
+        boundary::Reply reply;
+        long long index = -1, first = -1, bytes = -1;
+        for (const auto& [key, value] : request.params) {
+            if (key == "buffer") index = value;
+            if (key == "first") first = value;
+            if (key == "bytes") bytes = value;
+        }
+        if (index < 0 || static_cast<std::size_t>(index) >= held_.size() || first < 0 || bytes < 0 ||
+            request.buffers.size() != 1 ||
+            static_cast<std::size_t>(first) > held_[static_cast<std::size_t>(index)].spec.bytes() ||
+            static_cast<std::size_t>(bytes) > held_[static_cast<std::size_t>(index)].spec.bytes() - static_cast<std::size_t>(first)) {
+            reply.message = "runner: @fetch outside the buffers of the last call made with hold";
+            return reply;
+        }
+        const Call::Buffer& from = held_[static_cast<std::size_t>(index)];
+        unsigned char* to = destination(request.out_arena, request.buffers[0].back, static_cast<std::size_t>(bytes));
+        if (held_host_) std::memcpy(to, from.base + first, static_cast<std::size_t>(bytes));
+        else CUDA_CHECK(cudaMemcpy(to, from.base + first, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost));
+        reply.status = boundary::Status::ok;
+        return reply;
+    }
+
+    // @device: whether this runner has a GPU, and its free memory. Believed only as far as it can hurt the
+    // runner: the checker looks for itself before it leaves anything out (course/testing.hpp).
+    boundary::Reply device()
+    {
+        boundary::Reply reply;
+        reply.status = boundary::Status::ok;
+        if (const auto reason = gpu_unavailable_reason()) {
+            reply.values.emplace_back("unavailable", *reason);
+            return reply;
+        }
+        std::size_t free_bytes = 0, total = 0;
+        CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+        reply.values.emplace_back("free", std::to_string(free_bytes));
+        return reply;
+    }
+
     const Op* ops_;
     std::size_t count_;
     DevicePool pool_;
@@ -361,6 +421,8 @@ private:
     std::map<std::tuple<int, std::size_t, std::size_t>, void*> cache_;
     std::map<std::string, Call::Kept> kept_;
     std::vector<cudaStream_t> streams_;
+    std::vector<Call::Buffer> held_;
+    bool held_host_ = false;
 };
 
 }  // namespace

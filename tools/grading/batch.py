@@ -85,12 +85,6 @@ def grade_one(batch, worker, path, student, out_root, options):
         to_build = [ch for ch in changed if cached[ch] is None]
         build_prefix = sandbox.build_prefix(batch.hidden, [ws.path])
         blocked, build_s = ws.compile(to_build, out_dir / "build.log", options.build_timeout, build_prefix)
-        look_start = time.monotonic()
-        owned = {ch: [ws.src / ch / f for f in ws.manifest[ch]] for ch in to_build if ch not in blocked}
-        blocked.update(find_forbidden(ws.build_dir, owned, ws.baseline, ws.student_paths))
-        look_s = time.monotonic() - look_start
-        for ch in to_build:
-            batch.cache.put(changed[ch], ws.runner_of(ch), blocked.get(ch))
         for ch, hit in cached.items():
             if hit is None:
                 continue
@@ -100,18 +94,36 @@ def grade_one(batch, worker, path, student, out_root, options):
                 blocked[ch] = verdict
             elif runner:
                 shutil.copy2(runner, ws.runner_of(ch))
-    spec, problem = sandbox.write_spec(worker.tmp / "sandbox.args", batch.hidden, [ws.build_dir])
-    env = dict(worker.env, COURSE_SEED=str(batch.seed), TMPDIR=str(worker.tmp))
-    if spec:
-        env["COURSE_SANDBOX"] = spec
-    hashes = {**batch.checker.hashes}
-    with worker.gpu_lock:
-        tests_start = time.monotonic()
-        tasks = run_tasks(batch.checker.build, list(ws.manifest), out_dir / "tests", gpu_present=batch.gpu_present,
-                          chapter_timeout=options.chapter_timeout, blocked=blocked, exe_hashes=hashes, env=env,
-                          runner_build=ws.build_dir, jobs=options.jobs or options.jobs_default,
-                          only_task=options.task, only_chapters=graded)
-        tests_s = time.monotonic() - tests_start
+        spec, problem = sandbox.write_spec(worker.tmp / "sandbox.args", batch.hidden, [ws.build_dir])
+        env = dict(worker.env, COURSE_SEED=str(batch.seed), TMPDIR=str(worker.tmp))
+        if spec:
+            env["COURSE_SANDBOX"] = spec
+        hashes = {**batch.checker.hashes}
+        # The look for forbidden libraries and macros (a few seconds of preprocessing on the CPU) runs while the
+        # tests use the GPU; a chapter it refuses fails whatever its tests said.
+        owned = {ch: [ws.src / ch / f for f in ws.manifest[ch]] for ch in to_build if ch not in blocked}
+
+        def look():
+            look_start = time.monotonic()
+            return find_forbidden(ws.build_dir, owned, ws.baseline, ws.student_paths), time.monotonic() - look_start
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            forbidden = pool.submit(look)
+            with worker.gpu_lock:
+                tests_start = time.monotonic()
+                tasks = run_tasks(batch.checker.build, list(ws.manifest), out_dir / "tests",
+                                  gpu_present=batch.gpu_present, chapter_timeout=options.chapter_timeout,
+                                  blocked=blocked, exe_hashes=hashes, env=env, runner_build=ws.build_dir,
+                                  jobs=options.jobs or options.jobs_default, only_task=options.task,
+                                  only_chapters=graded)
+                tests_s = time.monotonic() - tests_start
+            refused, look_s = forbidden.result()
+        for task in tasks.values():
+            if task.chapter in refused:
+                task.fail_all(refused[task.chapter])
+        blocked.update(refused)
+        for ch in to_build:
+            batch.cache.put(changed[ch], ws.runner_of(ch), blocked.get(ch))
     flags = reports.flags_of(files, missing, ignored, ws.starter, problem, how)
     record = reports.grade_record(student, list(tasks.values()), graded, submission=str(path),
                                   read_as=how, graded_against=batch.checker.origin, gpu=batch.gpu_present,

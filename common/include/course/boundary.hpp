@@ -7,6 +7,9 @@
 // Everything a check decides (exact comparison, poison, guard zones, input untouched) is decided on the
 // checker's side from those bytes; nothing the runner says about itself is believed.
 //
+// Besides a chapter's operations, every runner answers "@device" (whether it has a GPU, its free memory) and
+// "@fetch" (bytes of a buffer of the last call made with `hold`: outputs of gigabytes, read window by window).
+//
 // Messages are text lines over a SOCK_SEQPACKET socket (the runner's file descriptor 3). Bulk data never goes
 // through the socket: it lives in shared memory (memfd "arenas") whose file descriptors ride along with the
 // message that first names them. Input arenas are sealed against writing before the runner sees them; returned
@@ -68,6 +71,7 @@ struct Request {
     std::vector<std::pair<std::string, long long>> params;
     std::vector<BufferSpec> buffers;
     int out_arena = -1;
+    bool hold = false;  // the runner keeps the call's buffers for "@fetch" requests until the next call
     std::vector<NewArena> new_arenas;  // their file descriptors come with the message, in this order
     std::vector<int> dropped_arenas;
 };

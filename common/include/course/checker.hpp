@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -102,11 +103,19 @@ public:
     Call& fake(std::size_t elem, unsigned long long address);
     // The buffer added last comes back as well (an input that must be left untouched).
     Call& returned();
+    // The runner keeps this call's buffers until the next call, for Session::fetch (outputs of gigabytes); none
+    // comes back with the reply.
+    Call& hold()
+    {
+        hold_ = true;
+        return *this;
+    }
 
     const std::string& op() const { return op_; }
     std::size_t n() const { return n_; }
     int block() const { return block_; }
     std::chrono::seconds limit() const { return timeout_; }
+    bool held() const { return hold_; }
     const std::vector<boundary::BufferSpec>& buffers() const { return buffers_; }
     const std::vector<std::shared_ptr<Arena>>& sources() const { return sources_; }
     const std::vector<std::pair<std::string, long long>>& params() const { return params_; }
@@ -118,6 +127,7 @@ private:
     std::size_t n_;
     int block_;
     std::chrono::seconds timeout_{60};
+    bool hold_ = false;
     std::vector<std::pair<std::string, long long>> params_;
     std::vector<boundary::BufferSpec> buffers_;
     std::vector<std::shared_ptr<Arena>> sources_;  // per buffer: its arena, or null
@@ -192,7 +202,12 @@ public:
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
 
+    // One call; the buffers it asks back (at most 256 MiB in all) are copied into the Result.
     Result run(const Call& call);
+    // After a call made with hold(): bytes [first, first + bytes) of its buffer `buffer` (counted from the
+    // allocation's start, lead included; at most 256 MiB), handed to `use` while they lie in the output arena.
+    Result fetch(std::size_t buffer, std::size_t first, std::size_t bytes,
+                 const std::function<void(const unsigned char*)>& use);
     int calls() const { return calls_; }  // calls answered so far
 
     struct End {
@@ -204,12 +219,15 @@ public:
     };
     // Closes the runner's socket, waits for it (and the tool) to end and reads the tool's log.
     End finish();
+    // Ends the runner now (a tool's report is kept for finish()); the next call starts a new one.
+    void restart() { stop(std::chrono::seconds(30)); }
 
     struct Process;
 
 private:
     void start();
     void stop(std::chrono::seconds grace);
+    Result exchange(const Call& call, boundary::Request& request, std::shared_ptr<Arena>& out, bool poison);
     std::string read_log() const;
 
     std::vector<std::string> tool_;
@@ -227,6 +245,8 @@ private:
 // The session run() uses: the program's own (under COURSE_SANITIZER's tool when that is set), or the one a
 // UseSession in scope names (a graded race check runs the same checks in a session under compute-sanitizer).
 Session& session();
+// The program's own session (under COURSE_SANITIZER's tool when that is set), whatever UseSession is in scope.
+Session& program_session();
 inline Result run(const Call& call) { return session().run(call); }
 
 class UseSession {

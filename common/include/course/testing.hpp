@@ -5,6 +5,8 @@
 //    program with exit code 77, which Meson shows as SKIP, after printing CUDA's reason. Host cases in the
 //    same program still run. (doctest has no run-time skip, and CUDA must not be called before main.)
 //  - REQUIRE_GPU_MEMORY(bytes) does the same when the device has too little free memory (the `large` suite).
+//    Both ask the program's runner first ("@device"), so that the checks open no CUDA context of their own; a
+//    "no" is never believed: the checks then look for themselves (for memory, with the runner ended first).
 //  - course::testing::seed() is fresh each run unless COURSE_SEED is set; a failing run prints it so it can
 //    be replayed: COURSE_SEED=<seed> meson test ...
 //  - CHECK_RESULT / CHECK_ARRAY / VERIFY fail with a message that names the task (`task` may be a const char*;
