@@ -1,0 +1,95 @@
+// Checks of the boundary itself (course/checker.hpp, course/runner.hpp), against boundary_runner.cpp's host
+// operations: they run everywhere, CI included.
+#include "course/checker.hpp"
+#include "course/testing.hpp"
+
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+using course::checker::Call;
+using course::checker::Input;
+using course::checker::Result;
+
+TEST_SUITE("boundary")
+{
+TEST_CASE("an output comes back whole: what the call wrote, and the poison of its lead and tail")
+{
+    const Result r = course::checker::run(Call("iota", 10).output<int>(10, 0xAB, 3, 2));
+    REQUIRE(r.ok());
+    const std::vector<int> whole = r.whole<int>(0);
+    REQUIRE(whole.size() == 15);
+    for (std::size_t i = 0; i < 10; ++i) CHECK(r.element<int>(0, i) == static_cast<int>(i));
+    for (std::size_t i : {0, 1, 12, 13, 14}) CHECK(whole[i] == static_cast<int>(0xABABABABu));
+}
+
+TEST_CASE("an input arrives as it was sealed, and a call that writes it dies")
+{
+    std::vector<int> values(1000);
+    std::iota(values.begin(), values.end(), -500);
+    const Input data(values);
+    const Result r = course::checker::run(Call("copy", 1000).input(data, 0, 1000).output<int>(1000, 0));
+    REQUIRE(r.ok());
+    CHECK(std::equal(values.begin(), values.end(), r.elements<int>(1)));
+    const Result w = course::checker::run(Call("write_input", 1000).input(data, 0, 1000));
+    CHECK(w.outcome == Result::Outcome::crashed);
+    CHECK(data.data<int>()[0] == -500);
+}
+
+TEST_CASE("a rejection, a crash and the call after it")
+{
+    const Result r = course::checker::run(Call("reject", 7));
+    CHECK(r.rejected());
+    CHECK(r.message == "n = 7 is not allowed");
+    const Result c = course::checker::run(Call("crash", 1));
+    CHECK(c.outcome == Result::Outcome::crashed);
+    CHECK(c.what().find("SIGABRT") != std::string::npos);
+    const Result after = course::checker::run(Call("iota", 4).output<int>(4, 0));  // a new runner
+    REQUIRE(after.ok());
+    CHECK(after.element<int>(0, 3) == 3);
+    CHECK(course::checker::run(Call("no_such_operation", 1)).outcome == Result::Outcome::error);
+}
+
+TEST_CASE("a held call's buffer comes back window by window, until the next call")
+{
+    course::checker::Session& runner = course::checker::session();
+    const std::size_t n = 100000, tail = 5;
+    const Result r = runner.run(Call("iota", n).output<int>(n, 0xCD, tail).hold());
+    REQUIRE(r.ok());
+    CHECK(r.buffers.at(0).data == nullptr);  // nothing came back with the reply
+    std::vector<int> got;
+    const std::size_t window = 4096;
+    for (std::size_t first = 0; first < n + tail; first += window) {
+        const std::size_t count = std::min(window, n + tail - first);
+        const Result w = runner.fetch(0, first * sizeof(int), count * sizeof(int), [&](const unsigned char* bytes) {
+            const int* ints = reinterpret_cast<const int*>(bytes);
+            got.insert(got.end(), ints, ints + count);
+        });
+        REQUIRE(w.ok());
+    }
+    REQUIRE(got.size() == n + tail);
+    for (std::size_t i = 0; i < n; ++i)
+        if (got[i] != static_cast<int>(i)) FAIL_CHECK("element " << i << " came back as " << got[i]);
+    CHECK(got[n + tail - 1] == static_cast<int>(0xCDCDCDCDu));
+    bool used = false;
+    const auto use = [&](const unsigned char*) { used = true; };
+    CHECK(runner.fetch(0, (n + tail) * sizeof(int) - 4, 8, use).outcome == Result::Outcome::error);  // past the end
+    CHECK(runner.fetch(1, 0, 4, use).outcome == Result::Outcome::error);  // no such buffer
+    REQUIRE(runner.run(Call("iota", 1).output<int>(1, 0)).ok());
+    CHECK(runner.fetch(0, 0, 4, use).outcome == Result::Outcome::error);  // the next call let it go
+    CHECK(!used);
+}
+
+TEST_CASE("more than 256 MiB asked back in one reply is refused before anything is sent")
+{
+    const std::size_t n = (std::size_t{256} << 20) + 1;
+    CHECK_THROWS_AS(course::checker::run(Call("iota", n).output(1, n, 0)), std::logic_error);
+}
+
+TEST_CASE("@device: every runner says whether it has a GPU")
+{
+    const Result r = course::checker::run(Call("@device", 0));
+    REQUIRE(r.ok());
+    CHECK((r.value("unavailable") || r.number("free", -1) >= 0));
+}
+}
