@@ -1,5 +1,5 @@
-// "Find the bug": the seed's first GPU reduction, with no __syncthreads() between the tree's levels. Not part
-// of the graded checks; run it, then under compute-sanitizer (README, "Find the bug"; chapter alone: build/bin/):
+// "Find the bug": the tutorial's first GPU reduction, without __syncthreads() between the tree's levels; not
+// graded. Run it, then under compute-sanitizer (README, "Find the bug"; chapter alone: build/bin/):
 //   build/subprojects/02_neighbored/bin/neighbored_race_demo   (compute-sanitizer --tool racecheck in front)
 #include "course/args.hpp"
 #include "course/check.hpp"
@@ -14,7 +14,7 @@
 
 namespace {
 
-// The seed's version (global memory, in place) minus its barrier: nothing makes a thread wait until its
+// The tutorial's version (global memory, in place) minus its barrier: nothing makes a thread wait until its
 // partner element has received the previous level's addition, so it may add a stale value.
 __global__ void reduce_neighbored_nosync(int* data, std::size_t n, long long* block_sums)
 {

@@ -146,7 +146,7 @@ TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra i
                                                << *by_modulo << ", reduce_shared_strided " << *by_strided);
     VERIFY(*by_modulo >= 1.25 * *by_strided,
            "TODO(03.2): reduce_shared_modulo executed " << *by_modulo << " warp instructions, not 1.25x the "
-               << *by_strided << " of reduce_shared_strided (TODO(03.3)): is it the seed's reduce0, busy threads "
+               << *by_strided << " of reduce_shared_strided (TODO(03.3)): is it Harris's reduce0, busy threads "
                   "picked with tid % (2*s) == 0?");
 }
 
@@ -180,7 +180,7 @@ TEST_CASE("TODO(03.3) lesson: reduce_shared_strided has the bank conflicts of st
     VERIFY(*conflicts >= 0.5 * model,
            "TODO(03.3): reduce_shared_strided has " << *conflicts << " bank conflicts, not even half of the "
                << model << " that thread tid on word 2*s*tid makes (README, \"Shared-memory banks\"): is it the "
-                  "strided addressing of the seed's reduce1?");
+                  "strided addressing of Harris's reduce1?");
 }
 
 // ---------------------------------------------------------------------------------------------------- 03.4

@@ -28,8 +28,9 @@ constexpr int max_exact_abs_value = (1 << 21) - 1;
 // d_data is OVERWRITTEN (its contents afterwards are unspecified).
 void reduce_interleaved(int* d_data, long long* d_total, std::size_t n, int block, cudaStream_t stream = 0);
 
-// The shared-memory progression (the seed's reduce0, reduce1, reduce2). d_in is left untouched; each block
-// copies its elements into shared memory (zeros past n) and reduces them there.
+// The shared-memory progression (reduce0, reduce1, reduce2 of Harris's slides "Optimizing Parallel Reduction in
+// CUDA", as Zhang Wuju's tutorial gives them). d_in is left untouched; each block copies its elements into
+// shared memory (zeros past n) and reduces them there.
 // Task 03.2: neighbored pairs picked with tid % (2*s) == 0 (scattered busy lanes, a slow modulo).
 void reduce_shared_modulo(const int* d_in, long long* d_total, std::size_t n, int block, cudaStream_t stream = 0);
 

@@ -23,7 +23,7 @@ inline constexpr InterleavedStep interleaved_progression[] = {
     {"03.1", "reduce_interleaved", reduce_interleaved,
      "interleaved pairs (partner blockDim/2, /4, ... away) in global memory, one atomicAdd per block"},
     {"03.2", "reduce_shared_modulo", reads_only<reduce_shared_modulo>,
-     "the tree in shared memory, neighbored pairs picked with tid % (2s) == 0 (the seed's reduce0)"},
+     "the tree in shared memory, neighbored pairs picked with tid % (2s) == 0 (Harris's reduce0)"},
     {"03.3", "reduce_shared_strided", reads_only<reduce_shared_strided>,
      "thread tid on word 2*s*tid: no modulo, busy threads packed, but bank conflicts (reduce1)"},
     {"03.4", "reduce_shared_sequential", reads_only<reduce_shared_sequential>,

@@ -27,7 +27,7 @@ void reduce_unrolling4(const int* d_in, long long* d_total, std::size_t n, int b
 void reduce_unrolling8(const int* d_in, long long* d_total, std::size_t n, int block, cudaStream_t stream = 0);
 
 // Task 04.2: unrolling8 whose last 6 tree steps run in one warp, ordered by __syncwarp() instead of
-// __syncthreads(). (The seed's volatile version is not here: it is undefined behaviour on Volta and newer;
+// __syncthreads(). (The tutorial's volatile version is not here: it is undefined behaviour on Volta and newer;
 // see unroll_warp_race_demo.)
 void reduce_unroll_warp_syncwarp(const int* d_in, long long* d_total, std::size_t n, int block,
                                  cudaStream_t stream = 0);

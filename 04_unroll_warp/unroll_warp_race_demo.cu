@@ -1,6 +1,7 @@
-// The seed's last-warp unroll, kept as a warning: `volatile` shared memory and no synchronization, relying
-// on the 32 threads of a warp running in lockstep. Not graded; build it with `ninja -C build`, run it, then
-// under racecheck (README, section "04.2 · The last warp, and why the seed's version is undefined behaviour"):
+// The last-warp unroll of the tutorial this chapter follows (Zhang Wuju's, after Harris's slides, Kernel 5),
+// kept as a warning: `volatile` shared memory and no synchronization, relying on the 32 threads of a warp
+// running in lockstep. Not graded; build it with `ninja -C build`, run it, then
+// under racecheck (README, "Task 04.2 · The last warp, and why the tutorial's version is undefined behaviour"):
 //   build/subprojects/04_unroll_warp/bin/unroll_warp_race_demo
 //   compute-sanitizer --tool racecheck build/subprojects/04_unroll_warp/bin/unroll_warp_race_demo --n 2^16
 // (build/bin/unroll_warp_race_demo when the chapter is built alone.)
@@ -15,7 +16,7 @@
 
 namespace {
 
-// Seed version: every step is `sdata[tid] += sdata[tid + offset]` by all 32 threads at once. Thread t reads
+// The tutorial's version: every step is `sdata[tid] += sdata[tid + offset]` by all 32 threads at once. Thread t reads
 // sdata[t + 16] while thread t + 16 writes it; that was harmless only while a warp executed one instruction
 // for all its threads at the same time. Since Volta (independent thread scheduling) the threads of a warp
 // may be at different steps, nothing orders the read before the write, and the C++ model calls it a data
@@ -31,7 +32,7 @@ __device__ void warp_sum_volatile(volatile long long* sdata, unsigned tid)
     sdata[tid] += sdata[tid + 1];
 }
 
-// reduce_unrolling8 with the seed's last warp. Needs blockDim.x >= 64 (the first step reads sdata[tid + 32]).
+// reduce_unrolling8 with the tutorial's last warp. Needs blockDim.x >= 64 (the first step reads sdata[tid + 32]).
 __global__ void reduce_unroll_warp_volatile(const int* in, std::size_t n, long long* total)
 {
     extern __shared__ long long sdata[];
@@ -59,7 +60,7 @@ constexpr int trials = 20;
 int main(int argc, char** argv)
 {
     course::ArgSpec spec{"unroll_warp_race_demo",
-                         "the seed's volatile last-warp unroll (undefined behaviour since Volta); run it under "
+                         "the tutorial's volatile last-warp unroll (undefined behaviour since Volta); run it under "
                          "racecheck",
                          std::size_t{1} << 20, std::size_t{1} << 28};
     spec.min_block = 64;

@@ -32,7 +32,8 @@ namespace {
 // initcheck then reports the results written by child grids as uninitialized.
 constexpr const char* no_cdp_support = "this tool does not support CUDA Dynamic Parallelism";
 // The fault hook makes device-side launches invalid on purpose (2048 threads per block); memcheck reports
-// an 8-byte write past the device runtime's launch-parameter buffer of the rejected launch (README, Task 05.3).
+// an 8-byte write past the device runtime's launch-parameter buffer of the rejected launch
+// (docs/05_nested_dynamic.md, "What the sanitizers cannot see").
 constexpr const char* invalid_launch_report =
     "the deliberately invalid device-side launch trips memcheck inside the device runtime (README, Task 05.3)";
 
@@ -234,9 +235,12 @@ TEST_CASE("TODO(05.1) nested_reduce at n = 2^26: a million device-side launches,
     SKIP_UNDER_SANITIZER("n = 2^26 (a million device-side launches) is too slow under compute-sanitizer", "memcheck",
                          "racecheck", "synccheck", "initcheck");
     const std::size_t n = std::size_t{1} << 26;
-    // The launcher reserves a pending-launch slot per launch of the tree, about 5442 bytes each (measured: 5442
-    // MiB for the 1,048,577 slots of this n), all of them counted here (what the runner has reserved already is
-    // not known to this process), plus the input and the workspace.
+    // The launcher asks for a pending-launch slot per launch of the tree (1,048,577 here); the driver may grant
+    // fewer (the H100's driver kept 599,186, about 9.5 KB each), and the benchmark measured 5442 MiB for the whole
+    // reservation at this n. slots * 5442 bytes is that measured total, not a per-slot size: slots = 2^20 + 1,
+    // and 2^20 * 5442 bytes = 5442 MiB. All of it is counted here (what the runner has reserved already is not
+    // known to this process), plus the input and the workspace (docs/05_nested_dynamic.md, "The pending-launch
+    // reservation in numbers").
     const std::size_t slots = 1 + n / nested_segment * 8;
     REQUIRE_GPU_MEMORY(slots * 5442 + n * (4 + 4) + (std::size_t{256} << 20));
     const IntData data(course::random_ints(n + guard, seed(10)));
@@ -295,7 +299,8 @@ TEST_CASE("TODO(05.2) nested_reduce_strided with the race windows widened: tail 
 
 // Past 2^32 elements: a random period of odd length repeated (made on the runner's side), so that an index that
 // wraps at 2^31 (int) or at 2^32 (a 32-bit product, cast too late) reads other values or nothing. nested_reduce
-// cannot go there: its n/64 pending launches alone would take about 350 GiB.
+// cannot go there: slots for its n/64 launches would take about 600 GiB (derived: 67,108,881 slots at about
+// 9.5 KB each, the per-slot size measured at n = 2^26); the driver granted 599,186 slots at n = 2^26.
 TEST_CASE("TODO(05.2) large: nested_reduce_strided past 2^32 elements (64-bit indices)")
 {
     REQUIRE_GPU();

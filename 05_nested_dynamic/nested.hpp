@@ -1,4 +1,4 @@
-// Chapter 05: the seed's nested (recursive) reduction rebuilt for dynamic parallelism on CUDA 12+ (CDP2), and a
+// Chapter 05: the tutorial's nested (recursive) reduction rebuilt for dynamic parallelism on CUDA 12+ (CDP2), and a
 // flat one-pass reduction to measure it against. The host API: checks, demo and bench are plain C++.
 //
 // The launchers follow the course's contract (CONTRIBUTING.md) without a `block` argument: the kernels fix
@@ -85,13 +85,13 @@ private:
     bool widen_races_ = false;
 };
 
-// Task 05.1: the seed's structure - one chain of one-block grids per segment, n/64 device-side launches.
+// Task 05.1: the tutorial's structure - one chain of one-block grids per segment, n/64 device-side launches.
 // *d_total = the sum of d_in[0..n) once `stream` has finished; then workspace.check(). Throws
 // std::invalid_argument for a null pointer (d_in may be null when n = 0) or n > workspace.max_n().
 void nested_reduce(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
                    cudaStream_t stream = 0);
 
-// Task 05.2: the book's nestedReduce2 - one grid per level for all segments, 9 device-side launches for any n.
+// Task 05.2: the book's gpuRecursiveReduce2 - one grid per level for all segments, 9 device-side launches for any n.
 // Same contract as nested_reduce.
 void nested_reduce_strided(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
                            cudaStream_t stream = 0);

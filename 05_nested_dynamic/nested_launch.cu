@@ -40,7 +40,7 @@ __device__ void widen_race_window(const NestedArgs& a)
     while (global_ns() - start < race_window_ns) __nanosleep(1000);
 }
 
-// Device-side launches in the chain of one seed segment of len elements: one per level whose input still holds
+// Device-side launches in the chain of one nested_reduce segment of len elements: one per level whose input still holds
 // more than one value after the top-level fold (0 for len <= 2, 8 for a full segment of 512).
 std::size_t seed_chain_launches(std::size_t len)
 {

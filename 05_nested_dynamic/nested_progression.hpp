@@ -21,7 +21,7 @@ inline void flat_reduce_step(const int* d_in, long long* d_total, std::size_t n,
 
 inline const course::Step<NestedLauncher> nested_progression[] = {
     {"05.1", "nested_reduce", nested_reduce,
-     "the seed's recursion on CDP2: a chain of one-block grids per 512-element segment, n/64 device launches"},
+     "the tutorial's recursion on CDP2: a chain of one-block grids per 512-element segment, n/64 device launches"},
     {"05.2", "nested_reduce_strided", nested_reduce_strided,
      "one grid per level for all segments, launched by one thread: 9 device launches whatever n"},
     {"given", "flat_reduce", flat_reduce_step,

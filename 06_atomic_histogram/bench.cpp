@@ -1,5 +1,5 @@
 // Chapter 06 benchmark: the progression of the GPU histograms against CUB's DeviceHistogram::HistogramEven, for
-// uniform and for all-identical bytes, on --n bytes (default 1 GiB) and on the seed's 100 MiB; then the size
+// uniform and for all-identical bytes, on --n bytes (default 1 GiB) and on the tutorial's 100 MiB; then the size
 // sweep of histogram_vectorized against CUB from 1 KiB to --n bytes, cold (L2 flushed) and hot. Every result
 // is checked before it is timed. One CSV (--csv) with the four tables (its `title` column tells them apart),
 // and the sweep in <csv>-sweep.csv.
@@ -30,12 +30,12 @@
 
 namespace {
 
-constexpr std::size_t kSeedSize = std::size_t{100} << 20;  // the seed's 100 MiB
-constexpr int kSeedBlock = 256;                             // the seed's block size, for the seed's kernels
+constexpr std::size_t kSeedSize = std::size_t{100} << 20;  // the tutorial's 100 MiB
+constexpr int kSeedBlock = 256;                             // the tutorial's block size, for the tutorial's kernels
 
 std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-// The seed's two kernels (Tasks 06.2 and 06.3) run as the seed ran them, with 256-thread blocks.
+// The tutorial's two kernels (Tasks 06.2 and 06.3) run as the tutorial ran them, with 256-thread blocks.
 bool is_seed_kernel(const HistogramStep& step)
 {
     return step.launch == histogram_global_atomics || step.launch == histogram_shared_atomics;
@@ -54,7 +54,7 @@ int main(int argc, char** argv)
 
     return course::run_gpu_main(spec.program, [&] {
         std::cout << course::describe(course::device_info()) << "\nseed = " << args.seed << ", block = " << args.block
-                  << " for 06.4 and 06.5 (" << kSeedBlock << " for the seed's kernels)\n\n";
+                  << " for 06.4 and 06.5 (" << kSeedBlock << " for the tutorial's kernels)\n\n";
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);
         std::vector<std::size_t> sizes{args.n};
         if (args.n > kSeedSize) sizes.push_back(kSeedSize);
@@ -108,7 +108,7 @@ int main(int argc, char** argv)
                     return t;
                 };
 
-                // Global atomics run at a few GB/s: timed on the seed's 100 MiB only.
+                // Global atomics run at a few GB/s: timed on the tutorial's 100 MiB only.
                 const bool time_global_atomics = n <= kSeedSize;
                 for (const HistogramStep& step : histogram_progression) {
                     if (!args.wants(step.name) || (step.launch == histogram_global_atomics && !time_global_atomics))

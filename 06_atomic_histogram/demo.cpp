@@ -1,6 +1,6 @@
-// Chapter 06 demo: the seed's experiment - a 256-bin histogram of 100 MiB of random bytes - on the CPU and with
-// every GPU version. The seed timed cudaMalloc + host->device copy + kernel + copy back as one number; here the
-// transfer and the kernels are timed separately, and the seed's number is shown too.
+// Chapter 06 demo: the tutorial's experiment - a 256-bin histogram of 100 MiB of random bytes - on the CPU and with
+// every GPU version. The tutorial timed cudaMalloc + host->device copy + kernel + copy back as one number; here the
+// transfer and the kernels are timed separately, and the tutorial's number is shown too.
 //   build/subprojects/06_atomic_histogram/bin/histogram_demo --n 2^26 --block 256 --seed 1
 //   ... --kernel histogram_vectorized    (only that GPU version; repeatable; --list names them)
 #include "histogram.hpp"
@@ -50,7 +50,7 @@ int main(int argc, char** argv)
         std::cout << "n = " << n << " uniform random bytes, seed = " << args.seed << ", block = " << args.block
                   << "\n" << course::describe(course::device_info()) << "\n\n";
 
-        // Context creation and loading the kernels happen on first use: done here, for every kernel (the seed's
+        // Context creation and loading the kernels happen on first use: done here, for every kernel (the tutorial's
         // clock below runs histogram_shared_atomics whatever --kernel says), so that they are not timed.
         {
             course::DeviceBuffer<std::uint8_t> d_warm(64);
@@ -61,7 +61,7 @@ int main(int argc, char** argv)
             CUDA_CHECK(cudaDeviceSynchronize());
         }
 
-        // The seed's measurement: one clock around allocation, copy, kernel and copy back (pageable host memory).
+        // The tutorial's measurement: one clock around allocation, copy, kernel and copy back (pageable host memory).
         course::WallTimer seed_clock;
         course::WallTimer clock;
         course::DeviceBuffer<std::uint8_t> d_in(n);
@@ -91,11 +91,11 @@ int main(int argc, char** argv)
 
         const double copy_gbps = copy_ms > 0 ? static_cast<double>(n) / (copy_ms * 1e6) : 0;
         std::cout << std::fixed << std::setprecision(3)
-                  << "Transfer, timed apart from the kernels (pageable host memory, as in the seed):\n"
+                  << "Transfer, timed apart from the kernels (pageable host memory, as in the tutorial):\n"
                   << "  cudaMalloc " << malloc_ms << " ms, host->device copy " << copy_ms << " ms ("
                   << std::setprecision(1) << copy_gbps << " GB/s)\n"
                   << std::setprecision(3)
-                  << "The seed's single clock (cudaMalloc + copy + histogram_shared_atomics + copy back, one run): "
+                  << "The tutorial's single clock (cudaMalloc + copy + histogram_shared_atomics + copy back, one run): "
                   << seed_style_ms << " ms";
         if (shared_atomics_ms > 0) std::cout << ", of which the kernel is about " << shared_atomics_ms << " ms";
         std::cout << (same_bins(seed_bins, expected) ? "" : " (and its result was WRONG)") << "\n";

@@ -22,14 +22,14 @@
 constexpr std::size_t histogram_bins = 256;
 constexpr std::size_t histogram_max_n = 0xFFFFFFFFu;
 
-// Task 06.1: the seed's CPU loop: bins[v] = how many of data[0, n) equal v.
+// Task 06.1: the tutorial's CPU loop: bins[v] = how many of data[0, n) equal v.
 void histogram_cpu(const std::uint8_t* data, unsigned* bins, std::size_t n);
 
-// Task 06.2: the seed's first GPU version: one atomicAdd on the global bin per byte. Grid: 2 x the SM count.
+// Task 06.2: the tutorial's first GPU version: one atomicAdd on the global bin per byte. Grid: 2 x the SM count.
 void histogram_global_atomics(const std::uint8_t* d_in, unsigned* d_bins, std::size_t n, int block,
                               cudaStream_t stream = 0);
 
-// Task 06.3: the seed's privatized version: each block counts into its own 256 bins in shared memory, then
+// Task 06.3: the tutorial's privatized version: each block counts into its own 256 bins in shared memory, then
 // adds them to the global bins (256 global atomics per block). Grid: 2 x the SM count.
 void histogram_shared_atomics(const std::uint8_t* d_in, unsigned* d_bins, std::size_t n, int block,
                               cudaStream_t stream = 0);

@@ -24,7 +24,7 @@ void zero_bins(unsigned* d_bins, cudaStream_t stream)
     CUDA_CHECK(cudaMemsetAsync(d_bins, 0, histogram_bins * sizeof(unsigned), stream));
 }
 
-// The seed's grid: twice as many blocks as SMs, whatever the kernel, the block size and n.
+// The tutorial's grid: twice as many blocks as SMs, whatever the kernel, the block size and n.
 unsigned seed_grid()
 {
     int device = 0, sms = 0;

@@ -12,7 +12,7 @@ using HistogramStep = course::Step<HistogramLauncher>;
 
 inline constexpr HistogramStep histogram_progression[] = {
     {"06.2", "histogram_global_atomics", histogram_global_atomics,
-     "the seed's first GPU version: one global atomicAdd per byte"},
+     "the tutorial's first GPU version: one global atomicAdd per byte"},
     {"06.3", "histogram_shared_atomics", histogram_shared_atomics,
      "privatization: 256 bins per block in shared memory, added to the global bins once"},
     {"06.4", "histogram_sub_histograms", histogram_sub_histograms,

@@ -26,7 +26,7 @@ __global__ void racy_count(unsigned* counter) { (*counter)++; }
 
 __global__ void atomic_count(unsigned* counter) { atomicAdd(counter, 1u); }
 
-// The seed's shared-memory histogram, with the atomicAdd on the shared bins optional.
+// The tutorial's shared-memory histogram, with the atomicAdd on the shared bins optional.
 template <bool kAtomic>
 __global__ void shared_histogram(const std::uint8_t* in, std::size_t n, unsigned* bins)
 {

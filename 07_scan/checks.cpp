@@ -360,7 +360,7 @@ struct FloatData {
     std::vector<double> inclusive, exclusive;
 };
 
-// Every element of the float scan within float_scan_tolerance of the double reference (README: "Floats"), or,
+// Every element of the float scan within float_scan_tolerance of the double reference (docs/07_scan.md, "Floats"), or,
 // `exact`, equal to it; "" when so.
 std::string float_mismatch(const FloatData& data, ScanKind kind, std::size_t n, const float* got, bool exact)
 {

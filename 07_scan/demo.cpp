@@ -84,7 +84,7 @@ int main(int argc, char** argv)
             gpu_row("scan_single_pass, exclusive", n, ScanKind::exclusive,
                     [&](std::size_t k) { scan_single_pass(in, out, ScanKind::exclusive, k, block, scratch); });
 
-            // The float variant on floats in [-1, 1), within the error bound of README "Floats".
+            // The float variant on floats in [-1, 1), within the error bound of docs/07_scan.md, "Floats".
             const auto floats = course::random_floats(n, args.seed);
             std::vector<double> float_reference(n);
             course::inclusive_scan_reference(floats.data(), float_reference.data(), n);

@@ -37,7 +37,7 @@ inline const char* to_string(ScanKind kind) { return kind == ScanKind::inclusive
 // Items each thread of scan_warp_shuffle and scan_single_pass handles: 8 groups of 4 consecutive ints, so
 // every load and store is one 16-byte vector access. A tile (one block's share) is block * 32 items: the most that
 // fits the 64 registers of __launch_bounds__(1024) without spilling, and the more bytes each SM holds in flight,
-// the better the single pass hides its look-back (README "Where the last 5% went").
+// the better the single pass hides its look-back (docs/07_scan.md, "Where the last 5% went").
 constexpr int scan_items_per_thread = 32;
 
 // A tile's status word in scan_single_pass (Task 07.5): the flag in the high 32 bits, the value's bits in the
@@ -52,7 +52,7 @@ struct TileStatus {
     }
 };
 
-// Device scratch of the multi-tile scans, allocated once for every call up to max_n elements (the seed
+// Device scratch of the multi-tile scans, allocated once for every call up to max_n elements (the tutorial
 // called cudaMalloc/cudaFree inside its recursion, which synchronizes the device on every level):
 //   - block sums of every recursion level, sized for the smallest tile any launcher uses (64 items:
 //     scan_multiblock at block 32), which needs the most;
@@ -137,7 +137,7 @@ void scan_hillis_steele(const int* d_in, int* d_out, ScanKind kind, std::size_t 
 // adds, shared-memory indices padded against bank conflicts.
 void scan_blelloch(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream = 0);
 
-// Task 07.3: any n. The seed's recursive block-sums scheme with Blelloch tiles of 2 * block items (the seed's
+// Task 07.3: any n. The tutorial's recursive block-sums scheme with Blelloch tiles of 2 * block items (its
 // tiles were Hillis-Steele): scan the tiles and record each tile's total, scan the totals recursively, add them
 // back. Reads and writes the data twice (4n element moves).
 void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
@@ -157,7 +157,7 @@ void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n,
 void scan_single_pass(const float* d_in, float* d_out, ScanKind kind, std::size_t n, int block,
                       ScanScratch& scratch, cudaStream_t stream = 0);
 
-// Error bound for element i of a float scan, derived in README.md: with n_i = number of inputs summed into it
+// Error bound for element i of a float scan, derived in docs/07_scan.md: with n_i = number of inputs summed into it
 // (i + 1 inclusive, i exclusive) and abs_prefix = |in[0]| + ... of those inputs, any order of float additions
 // gives |got - exact| <= ((1 + u)^(n_i - 1) - 1) * abs_prefix <= expm1(n_i * u) * abs_prefix, u = 2^-24.
 // The factor 2 is headroom for the double reference's own rounding; for small n_i this is n_i * FLT_EPSILON *

@@ -168,12 +168,12 @@ __device__ __forceinline__ void store_status(unsigned long long* word, unsigned 
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*word).store(value, cuda::memory_order_relaxed);
 }
 
-// Pauses of the look-back, in nanoseconds (README "Waiting: when to look").
+// Pauses of the look-back, in nanoseconds (docs/07_scan.md, "Waiting: when to look").
 // First wait: once A is out, give the predecessors about one L2 round trip to publish their P's, so that
-// one window usually ends the look-back: 1245 ns, CUB's sm_90 value for 4-byte sums. The launcher passes it in
-// TileStatusArray::first_wait_ns, or 0 when every tile of the launch fits on the GPU at once (then all tiles
-// start together and a wait only adds latency). Poll wait (CUB's too): between re-reads of a window that still
-// shows X.
+// one window usually ends the look-back: 1245 ns, CUB's sm_90 value for 4-byte integer sums. The launcher
+// passes it in TileStatusArray::first_wait_ns, or 0 when every tile of the launch fits on the GPU at once
+// (then all tiles start together and a wait only adds latency). Poll wait (CUB's too): between re-reads of a
+// window that still shows X.
 inline constexpr unsigned look_back_first_wait_ns = 1245;
 inline constexpr unsigned look_back_poll_wait_ns = 648;
 // The bound of one wait in read_window: a tile that shows X for this long will never publish.

@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, 
     __syncthreads();
     const std::size_t tile = ticket;
     const std::size_t tile_start = tile * blockDim.x * scan_items_per_thread;
-    // Two prefetches into L2, both ahead in ticket order (README "Prefetching: keep the memory busy"). The status
+    // Two prefetches into L2, both ahead in ticket order (docs/07_scan.md, "Prefetching"). The status
     // words were zeroed long ago (an L2 miss each); tiles publish in about ticket order, so fetching the line 32
     // tiles ahead puts every look-back's words in L2 before it reads them. And while this block waits in its
     // look-back, its registers are full and it loads nothing: so each thread asks for one 128-byte line of the
@@ -153,7 +153,7 @@ void warp_shuffle_levels(const unsigned* in, unsigned* out, ScanKind kind, std::
 
 // How far ahead of its own tile a block prefetches input into L2: about a DRAM latency's worth of tiles at copy
 // speed. At 2^28, block 256, on the H100: 1, 2 and 4 MiB ahead gave 100.0-100.5% of the copy bandwidth against
-// 95.0% with none; 8 MiB gave 92.2% (README "Prefetching: keep the memory busy").
+// 95.0% with none; 8 MiB gave 92.2% (docs/07_scan.md, "Prefetching: keep the memory busy").
 constexpr std::size_t input_prefetch_bytes = std::size_t(2) << 20;
 
 template <class T>

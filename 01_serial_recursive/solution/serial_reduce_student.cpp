@@ -13,7 +13,8 @@ std::int64_t recursive_sum_in_place(std::int64_t* data, std::size_t n)
     if (n == 0) return 0;
     if (n == 1) return data[0];
     // Keep the lower ceil(n/2) elements and fold the upper floor(n/2) onto them. For odd n the middle
-    // element has no partner and stays as it is; the seed's stride = n/2 silently dropped the last element.
+    // element has no partner and stays as it is; the tutorial's stride = n/2 silently dropped the last
+    // element.
     const std::size_t keep = (n + 1) / 2;
     for (std::size_t i = 0; i < n / 2; ++i) data[i] += data[i + keep];
     return recursive_sum_in_place(data, keep);

@@ -12,11 +12,11 @@ std::int64_t serial_sum(const int* data, std::size_t n)
 
 std::int64_t recursive_sum_in_place(std::int64_t* data, std::size_t n)
 {
-    // TODO(01.2): the seed's recursive reduction, correct for every n.
+    // TODO(01.2): the tutorial's recursive reduction, correct for every n.
     //   - base cases: n == 0 and n == 1;
     //   - fold the upper part onto the lower part (data[i] += data[i + stride]), then recurse on the lower part.
-    //   The seed used stride = n / 2 and lost the last element when n is odd: choose the stride so that every
-    //   element is added exactly once (try n = 3 and n = 5 on paper).
+    //   The tutorial used stride = n / 2 and lost the last element when n is odd: choose the stride so that
+    //   every element is added exactly once (try n = 3 and n = 5 on paper).
     (void)data;
     (void)n;
     return 0;

@@ -4,9 +4,10 @@
 
 namespace {
 
-// Task 02.1: the seed's reduceNeighbored, made correct for any n: the last block's segment may be shorter
-// than the block, and the seed reads a partner past the end. Every thread stays in the loop (so every thread
-// reaches every barrier), and a partner at or past the end simply contributes nothing.
+// Task 02.1: the tutorial's reduceNeighbored, made correct for any n: the last block's segment may be shorter
+// than the block, and the tutorial reads a partner past the end. Every thread stays in the loop (so every
+// thread reaches every barrier, as the programming guide requires of __syncthreads() in conditional code),
+// and a partner at or past the end simply contributes nothing.
 template <class T>
 __global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* block_sums)
 {

@@ -6,7 +6,7 @@
 
 namespace {
 
-// The seed's reduceNeighbored, to be made correct for any n >= 1.
+// The tutorial's reduceNeighbored (README), to be made correct for any n >= 1.
 template <class T>
 __global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* block_sums)
 {
@@ -15,7 +15,7 @@ __global__ void reduce_neighbored_kernel(T* data, std::size_t n, long long* bloc
     //   - the levels: stride = 1, 2, 4, ... < blockDim.x; at each level thread tid adds element tid + stride
     //     onto element tid when tid % (2 * stride) == 0;
     //   - a level reads what the previous level wrote in other threads: a barrier separates the levels, and
-    //     every thread of the block that has not exited reaches each barrier;
+    //     every thread of the block reaches each barrier (no early return: README, "A short last block");
     //   - the last segment may hold fewer than blockDim.x elements: nothing at or past data[n] is read (an
     //     addition whose partner lies at or past n contributes nothing);
     //   - indices past 2^31 elements work (the segment's start is a 64-bit number);

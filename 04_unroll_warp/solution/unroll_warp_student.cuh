@@ -23,7 +23,7 @@ __device__ long long thread_sum_unrolled(const int* in, std::size_t n)
 
 // ---------------------------------------------------------------------------------------------- 04.2
 // The last warp: once 64 values are left, warp 0 finishes alone and a block-wide __syncthreads() per step
-// is wasted. The seed relied on the 32 threads running in lockstep (plus `volatile`); since Volta they
+// is wasted. The tutorial relied on the 32 threads running in lockstep (plus `volatile`); since Volta they
 // need not, so each step reads, waits for the whole warp (__syncwarp), writes, and waits again.
 // Called by the 32 threads of warp 0; partial[0] ends with the total.
 __device__ __forceinline__ void last_warp_sum(long long* partial, unsigned first_offset)

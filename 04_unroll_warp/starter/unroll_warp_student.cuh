@@ -30,7 +30,7 @@ __device__ long long thread_sum_unrolled(const int* in, std::size_t n)
 // (first_offset is 32, or 16 for a block of one warp); partial[0] must end with their sum.
 __device__ __forceinline__ void last_warp_sum(long long* partial, unsigned first_offset)
 {
-    // TODO(04.2): the seed's unrolled last warp, made correct on Volta and newer. For offset = first_offset,
+    // TODO(04.2): the tutorial's unrolled last warp, made correct on Volta and newer. For offset = first_offset,
     // first_offset/2, ..., 1: lanes below `offset` add partial[lane + offset] to their value. No lane may write
     // a value that another lane of the same step still has to read, and every write of a step must be visible
     // before the next step reads: order them with __syncwarp(), which all 32 lanes must reach. `volatile`

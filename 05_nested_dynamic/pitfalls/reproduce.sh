@@ -1,5 +1,6 @@
 #!/bin/sh
-# Reproduces the three build errors of README.md ("Three errors a student meets"), then builds it right.
+# Reproduces the three build errors of docs/05_nested_dynamic.md ("Three errors a student meets"), then builds
+# it right.
 #   sh 05_nested_dynamic/pitfalls/reproduce.sh
 # Errors 1 and 2 need only nvcc and g++; error 3 shows at run time, on an sm_90 GPU (H100, H200).
 set -u

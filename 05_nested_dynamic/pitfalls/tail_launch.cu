@@ -1,4 +1,4 @@
-// Pitfalls 2 and 3 (README, "Three errors"): a complete CDP2 program that sums 1..1000 by halving, one tail
+// Pitfalls 2 and 3 (docs/05_nested_dynamic.md, "Three errors"): a complete CDP2 program that sums 1..1000 by halving, one tail
 // launch per level. reproduce.sh builds it the wrong ways and the right way.
 #include <cstdio>
 

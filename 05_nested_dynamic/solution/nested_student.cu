@@ -1,4 +1,4 @@
-// Chapter 05 reference solution: the seed's nested reduction and the book's nestedReduce2 on CDP2, and the check
+// Chapter 05 reference solution: the tutorial's nested reduction and the book's gpuRecursiveReduce2 on CDP2, and the check
 // after every device-side launch. No grid ever waits for a child: what comes next is a tail launch.
 #include "nested_given.cuh"
 
@@ -6,7 +6,7 @@ __device__ void check_device_launch(NestedStatus* status);  // TODO(05.3), at th
 
 // TODO(05.1), lower levels: one level of one segment's chain, in a one-block grid of len / 2 threads. Folds len
 // values to keep = ceil(len / 2): for odd len the middle value has no partner and is carried to the next level
-// (the seed halved with len / 2 and lost it). Thread 0 continues in the tail stream, whose grid starts only
+// (the tutorial halved with len / 2 and lost it). Thread 0 continues in the tail stream, whose grid starts only
 // after this one has finished and sees every thread's fold, so no barrier and no waiting is needed.
 __device__ void seed_fold(const NestedArgs& a, long long* segment, unsigned len, unsigned segment_index)
 {
@@ -22,7 +22,7 @@ __device__ void seed_fold(const NestedArgs& a, long long* segment, unsigned len,
     check_device_launch(a.status);
 }
 
-// TODO(05.1), top level: the seed's kernel, one block per segment. Folds the segment's len ints into
+// TODO(05.1), top level: the tutorial's kernel, one block per segment. Folds the segment's len ints into
 // keep = ceil(len / 2) 64-bit values of the level buffer, then thread 0 hands the rest to the segment's chain.
 __device__ void seed_top_level(const NestedArgs& a)
 {
@@ -73,7 +73,7 @@ __device__ void strided_top_level(const NestedArgs& a)
     check_device_launch(a.status);
 }
 
-// TODO(05.2), lower levels: the book's nestedReduce2. One grid per level for all segments (block b folds segment b
+// TODO(05.2), lower levels: the book's gpuRecursiveReduce2. One grid per level for all segments (block b folds segment b
 // with blockDim.x == stride threads); the stride is passed down and only thread 0 of block 0 launches, into the
 // tail stream: the next level starts after every block of this one has finished and sees all their writes.
 __device__ void strided_fold(const NestedArgs& a, unsigned stride)

@@ -29,7 +29,7 @@ __device__ void seed_fold(const NestedArgs& a, long long* segment, unsigned len,
     (void)segment_index;
 }
 
-// TODO(05.1), top level: the seed's kernel. Block b (nested_top_threads threads) owns segment b: the inputs
+// TODO(05.1), top level: the tutorial's kernel. Block b (nested_top_threads threads) owns segment b: the inputs
 // a.in[b * 512 ...] (len = min(512, n - b * 512) of them; 64-bit index arithmetic) and the 256 values
 // a.work[b * 256 ...]. What must hold:
 //   - the segment's len ints are folded into keep = ceil(len / 2) 64-bit values (the sum unchanged, the middle
@@ -39,8 +39,8 @@ __device__ void seed_fold(const NestedArgs& a, long long* segment, unsigned len,
 //   - the chains of all segments can run side by side, not one after another;
 //   - sum_partials is launched once per launch tree and starts only after every chain has written its
 //     partial sum, and sees all of them.
-//   Which stream does each launch need, and why? (README: the streams table and "This chapter's two nested
-//   reductions".) 05.3's launch count expects one device-side launch per chain level after the first, and one
+//   Which stream does each launch need, and why? (README: the streams table in "CDP2 in four rules", and
+//   Task 05.1.) 05.3's launch count expects one device-side launch per chain level after the first, and one
 //   sum_partials.
 __device__ void seed_top_level(const NestedArgs& a)
 {
@@ -57,12 +57,12 @@ __device__ void strided_top_level(const NestedArgs& a)
     (void)a;
 }
 
-// TODO(05.2), lower levels: the book's nestedReduce2, one grid of a.segments blocks of `stride` threads per
+// TODO(05.2), lower levels: the book's gpuRecursiveReduce2, one grid of a.segments blocks of `stride` threads per
 // level. Block b folds segment b from 2 * stride values to stride: segment[t] += segment[t + stride]. After the
 // level with stride 1, a.partials[b] holds segment b's sum. One thread of the whole grid (not one per block)
 // continues: the next level with half the stride, or sum_partials after stride 1. That grid must start only
 // after every block of this level has written, and see all of their writes: the book's CDP1 version did not
-// guarantee it (README: nested_reduce_strided). 05.3's launch count expects 9 device-side launches per launch
+// guarantee it (README: Task 05.2). 05.3's launch count expects 9 device-side launches per launch
 // tree, whatever n.
 __device__ void strided_fold(const NestedArgs& a, unsigned stride)
 {

@@ -6,7 +6,7 @@ namespace {
 
 // __launch_bounds__(1024): every kernel accepts 1024-thread blocks, so the compiler must fit 64 registers.
 
-// 06.2, the seed's first GPU version: one global atomicAdd per byte. Correct, but 2^30 bytes land on only 256
+// 06.2, the tutorial's first GPU version: one global atomicAdd per byte. Correct, but 2^30 bytes land on only 256
 // addresses, and the L2 applies the updates of one address one after another.
 __global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
@@ -15,8 +15,8 @@ __global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t
         atomicAdd(&bins[in[i]], 1u);
 }
 
-// 06.3, the seed's privatized version: each block counts into 256 bins in shared memory (fast atomics, contended
-// only by its own threads) and adds them to the global bins once. Fixed: the seed zeroed and merged
+// 06.3, the tutorial's privatized version: each block counts into 256 bins in shared memory (fast atomics, contended
+// only by its own threads) and adds them to the global bins once. Fixed: the tutorial zeroed and merged
 // temp[threadIdx.x], which is right only for exactly 256 threads, and indexed with a 32-bit int.
 __global__ void __launch_bounds__(1024) shared_atomics_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
@@ -54,7 +54,7 @@ __device__ __forceinline__ void merge_sub_histograms(const unsigned* sub, unsign
 
 // 06.4: fixes the bank conflicts of 06.3 (random bytes put several lanes of a warp into one bank; all-equal bytes
 // put all 32 onto one counter) with one sub-histogram per lane, and sizes the grid from the occupancy API instead
-// of the seed's 2 x SMs, which left three quarters of an H100's thread slots empty.
+// of the tutorial's 2 x SMs, which left three quarters of an H100's thread slots empty.
 __global__ void __launch_bounds__(1024) sub_histograms_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
     __shared__ unsigned sub[kBins * kLanes];  // 32 KiB

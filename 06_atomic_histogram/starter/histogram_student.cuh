@@ -10,7 +10,7 @@ namespace {
 
 // __launch_bounds__(1024): every kernel accepts 1024-thread blocks, so the compiler must fit 64 registers.
 
-// 06.2, the seed's first GPU version: one global atomicAdd per byte.
+// 06.2, the tutorial's first GPU version: one global atomicAdd per byte.
 __global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
     // TODO(06.2): add 1 to bins[in[i]] for every i in [0, n), whatever the grid (the launcher starts 2 x SMs
@@ -21,12 +21,12 @@ __global__ void __launch_bounds__(1024) global_atomics_kernel(const std::uint8_t
     (void)n;
 }
 
-// 06.3, the seed's privatized version: 256 bins per block in shared memory, added to the global bins once.
+// 06.3, the tutorial's privatized version: 256 bins per block in shared memory, added to the global bins once.
 __global__ void __launch_bounds__(1024) shared_atomics_kernel(const std::uint8_t* in, unsigned* bins, std::size_t n)
 {
     // TODO(06.3): the result of 06.2, but each block counts its bytes into its own kBins counters in shared
     // memory, and only then adds each counter to its global bin (one global atomicAdd per bin per block). It must
-    // be right for every block size from 32 to 1024 (the seed's kernel was right for 256 threads only), and free
+    // be right for every block size from 32 to 1024 (the tutorial's kernel was right for 256 threads only), and free
     // of races: racecheck and synccheck run on it, and any hazard they report fails the task.
     (void)in;
     (void)bins;

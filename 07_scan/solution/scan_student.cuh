@@ -37,7 +37,7 @@ __global__ void hillis_steele_kernel(const unsigned* in, unsigned* out, unsigned
 
 // ---------------------------------------------------------------------------------------------- 07.2 Blelloch
 // Shared-memory index of tile element i: one unused word after every 32, so that the tree's strided accesses
-// (2, 4, 8, ... words apart) spread over all 32 banks instead of piling onto a few (README: "Bank conflicts").
+// (2, 4, 8, ... words apart) spread over all 32 banks instead of piling onto a few (README, Task 07.2).
 __device__ __forceinline__ unsigned conflict_free(unsigned i) { return i + (i >> 5); }
 
 // Over Hillis-Steele: n - 1 adds up and n - 1 down instead of n log n, and two items per thread (n <= 2 * block).
@@ -110,8 +110,8 @@ __global__ void blelloch_tiles_kernel(const unsigned* in, unsigned* out, std::si
 
 // --------------------------------------------------------------------------------------------- 07.3 multi-block
 // Adds tile b's offset (the exclusive scan of the tile totals) to every item of tile b. Each thread reads the
-// offset itself: the seed staged it in shared memory behind a __syncthreads() inside `if (tid < len)`, a
-// barrier that the threads past the end never reach.
+// offset itself: the tutorial staged it in shared memory behind a __syncthreads() inside
+// `if (bid > 0 && tid < len)`, a barrier that the threads past the end never reach.
 __global__ void add_tile_offsets_kernel(unsigned* out, std::size_t n, const unsigned* tile_offsets)
 {
     const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * 2 * blockDim.x;
@@ -141,7 +141,7 @@ void multiblock_levels(const unsigned* in, unsigned* out, ScanKind kind, std::si
 }
 
 // -------------------------------------------------------------------------------------------- 07.4 warp shuffle
-// Kogge-Stone inside a warp: registers instead of shared memory and no barrier (the shuffle itself exchanges
+// Hillis-Steele inside a warp: registers instead of shared memory and no barrier (the shuffle itself exchanges
 // the values of the 32 lanes named by the mask). Lanes below d keep their value.
 template <class T>
 __device__ __forceinline__ T warp_inclusive_scan(T x)

@@ -17,12 +17,14 @@ namespace scan_detail {
 __global__ void hillis_steele_kernel(const unsigned* in, unsigned* out, unsigned n, ScanKind kind)
 {
     extern __shared__ unsigned buffers[];  // 2 * blockDim.x
-    // TODO(07.1): one item per thread (n <= blockDim.x; threads past n scan a 0).
-    //   - load in[i] into buffers[0 .. blockDim.x); for an exclusive scan load in[i - 1] instead (0 for i = 0):
-    //     the exclusive scan is the inclusive scan of the input shifted right by one;
-    //   - for offset = 1, 2, 4, ... < blockDim.x: write[i] = read[i] + read[i - offset] (or read[i] when
-    //     i < offset), one __syncthreads() per step, then swap the roles of the two halves of `buffers`;
-    //   - store the result for i < n. Never put a __syncthreads() inside `if (i < n)`.
+    // TODO(07.1): the Hillis-Steele scan of one block (README, Task 07.1, with a hint). It must hold:
+    //   - launch: one block of blockDim.x threads (a power of two in [32, 1024]), n <= blockDim.x, `buffers`
+    //     holding 2 * blockDim.x words; thread i owns element i; threads i >= n take part in every step too;
+    //   - result: out[i], for every i < n, is element i of the `kind` scan of in[0 .. n), modulo 2^32; nothing
+    //     at or past n is read from `in` or written to `out`;
+    //   - log2(blockDim.x) steps, each reading one half of `buffers` and writing the other, with one
+    //     __syncthreads() per step that every thread reaches (none inside `if (i < n)`): racecheck and
+    //     synccheck must find nothing.
     (void)buffers;
     (void)in;
     (void)out;
@@ -32,10 +34,10 @@ __global__ void hillis_steele_kernel(const unsigned* in, unsigned* out, unsigned
 
 // ---------------------------------------------------------------------------------------------- 07.2 Blelloch
 // Shared-memory index of tile element i: one unused word after every 32, so that the tree's strided accesses
-// (2, 4, 8, ... words apart) spread over all 32 banks instead of piling onto a few (README: "Bank conflicts").
+// (2, 4, 8, ... words apart) spread over all 32 banks instead of piling onto a few (README, Task 07.2).
 __device__ __forceinline__ unsigned conflict_free(unsigned i)
 {
-    return i;  // TODO(07.2): add the padding. Correct either way; the README counts the conflicts it saves.
+    return i;  // TODO(07.2): return i + i / 32. The scan is right either way; docs/07_scan.md counts the conflicts.
 }
 
 // Over Hillis-Steele: n - 1 adds up and n - 1 down instead of n log n, and two items per thread (n <= 2 * block).
@@ -43,13 +45,13 @@ __device__ __forceinline__ unsigned conflict_free(unsigned i)
 // scan and returns the tile's total to every thread. All threads must call it.
 __device__ unsigned blelloch_exclusive_scan(unsigned* tile)
 {
-    // TODO(07.2): the README's drawing, every index i written as tile[conflict_free(i)]; count = 2 * blockDim.x.
-    //   - up-sweep: offset = 1, 2, 4, ...; at each level the threads t < active (count/2, count/4, ..., 1) do
-    //     tile[offset*(2t+2)-1] += tile[offset*(2t+1)-1], with a __syncthreads() before each level;
-    //   - read the total at the root (count - 1), then thread 0 sets the root to 0 (barriers around it: every
-    //     thread must have read the total before it is cleared);
-    //   - down-sweep: the same pairs from the top level down: left <- right, right <- right + old left.
-    //   Every thread runs every loop iteration (the barriers); only the `if (t < active)` work is divergent.
+    // TODO(07.2): Blelloch's scan (README, Task 07.2; a step-by-step hint is there). It must hold:
+    //   - all blockDim.x threads call it on count = 2 * blockDim.x values, element i at tile[conflict_free(i)];
+    //   - afterwards element i holds the sum of elements 0 .. i-1 (element 0 holds 0), and every thread returns
+    //     the sum of all count values;
+    //   - the work-efficient tree: count - 1 additions up (the reduction) and count - 1 down, level by level,
+    //     with a __syncthreads() between levels that every thread reaches (only the work inside a level may
+    //     depend on the thread); no thread clears the root before every thread has read the total.
     (void)tile;
     return 0;
 }
@@ -61,11 +63,13 @@ __global__ void blelloch_tiles_kernel(const unsigned* in, unsigned* out, std::si
                                       ScanKind kind)
 {
     extern __shared__ unsigned tile[];  // blelloch_shared_bytes(blockDim.x)
-    // TODO(07.2): the tile starts at item blockIdx.x * 2 * blockDim.x (compute it as a size_t).
-    //   - thread t loads items t and t + blockDim.x of the tile (0 past n) into tile[conflict_free(...)];
-    //   - total = blelloch_exclusive_scan(tile);
-    //   - store both items where the index is < n: exclusive as scanned, inclusive plus the item's input;
-    //   - if tile_totals != nullptr, thread 0 writes the total to tile_totals[blockIdx.x].
+    // TODO(07.2): the scan of one tile (README, Task 07.2). It must hold:
+    //   - tile b is items [b * 2 * blockDim.x, (b + 1) * 2 * blockDim.x) of `in`, its start a size_t; thread t
+    //     owns items t and t + blockDim.x of the tile; items at or past n count as 0 and are neither read nor
+    //     written;
+    //   - out gets the tile's `kind` scan, computed by blelloch_exclusive_scan (inclusive: the exclusive value
+    //     plus the item's own input; add, never subtract);
+    //   - tile_totals != nullptr: tile_totals[blockIdx.x] = the tile's total, also for a short last tile.
     (void)tile;
     (void)in;
     (void)out;
@@ -76,8 +80,8 @@ __global__ void blelloch_tiles_kernel(const unsigned* in, unsigned* out, std::si
 
 // --------------------------------------------------------------------------------------------- 07.3 multi-block
 // Adds tile b's offset (the exclusive scan of the tile totals) to every item of tile b. Each thread reads the
-// offset itself: the seed staged it in shared memory behind a __syncthreads() inside `if (tid < len)`, a
-// barrier that the threads past the end never reach.
+// offset itself: the tutorial staged it in shared memory behind a __syncthreads() inside
+// `if (bid > 0 && tid < len)`, a barrier that the threads past the end never reach.
 __global__ void add_tile_offsets_kernel(unsigned* out, std::size_t n, const unsigned* tile_offsets)
 {
     // TODO(07.3): add tile_offsets[blockIdx.x] to those of the 2 * blockDim.x items of tile blockIdx.x that
@@ -106,18 +110,20 @@ void multiblock_levels(const unsigned* in, unsigned* out, ScanKind kind, std::si
     //     scratch after them (sums + tiles) for its own totals;
     //   - tile b's offset sums[b] added to its items by add_tile_offsets_kernel.
     //   Every launch on `stream`, each followed by CUDA_CHECK_LAUNCH(). No cudaMalloc: ScanScratch already holds
-    //   every level (the seed allocated and freed on each level).
+    //   every level (the tutorial allocated and freed on each level).
     (void)sums;
 }
 
 // -------------------------------------------------------------------------------------------- 07.4 warp shuffle
-// Kogge-Stone inside a warp: registers instead of shared memory and no barrier (the shuffle itself exchanges
-// the values of the 32 lanes named by the mask). Lanes below d keep their value.
+// Hillis-Steele inside a warp: registers instead of shared memory and no barrier (the shuffle itself exchanges
+// the values of the 32 lanes named by the mask).
 template <class T>
 __device__ __forceinline__ T warp_inclusive_scan(T x)
 {
-    // TODO(07.4): 5 steps, d = 1, 2, 4, 8, 16: y = __shfl_up_sync(full_warp, x, d); lanes >= d add y.
-    //   All 32 lanes must execute every shuffle (the mask promises it); only the add may be conditional.
+    // TODO(07.4): the inclusive scan of x over the 32 lanes (README, Task 07.4). It must hold:
+    //   - all 32 lanes of the warp call it together; lane l returns x(lane 0) + ... + x(lane l);
+    //   - Hillis-Steele over the lanes with __shfl_up_sync and the mask full_warp: every lane executes every
+    //     shuffle (the mask promises it), only the addition may depend on the lane; add, never subtract.
     return x;
 }
 
@@ -127,16 +133,15 @@ __device__ __forceinline__ T warp_inclusive_scan(T x)
 template <class T>
 __device__ T block_scan_items(T (&items)[rounds][4], T (&run_prefix)[rounds], BlockScanStorage<T>& storage)
 {
-    // TODO(07.4): three levels, innermost first (README: "A block scan from warp scans").
-    //   1. per round r: scan the thread's 4 items in place (items[r][k] += items[r][k-1]); warp-scan the run
-    //      totals items[r][3]; run_prefix[r] = (the warp's items of earlier rounds) + the exclusive value from
-    //      exclusive_from_inclusive(); add the round's warp total (lane 31's inclusive value, __shfl_sync) to
-    //      the warp's running total;
-    //   2. lane 0 writes the warp total to storage.warp_totals[warp]; __syncthreads(); warp 0 scans the
-    //      blockDim.x / 32 warp totals (0 in the lanes past them), writes each warp's exclusive prefix back and
-    //      the tile total to storage.tile_total; __syncthreads();
-    //   3. add the warp's prefix to every run_prefix[r]; return storage.tile_total.
-    //   Add, never subtract: the float variant (07.5) relies on it.
+    // TODO(07.4): the block-wide scan (README, Task 07.4; a step-by-step hint is there). It must hold:
+    //   - every thread of the block (blockDim.x a power of two in [32, 1024]) calls it with the `rounds` runs of
+    //     4 consecutive tile items that load_items gave it (the layout: first_item in scan_given.cuh);
+    //   - afterwards items[r][k] = items[r][0] + ... + items[r][k], run_prefix[r] = the sum of every tile item
+    //     before run r (in tile order), and every thread returns the tile's total;
+    //   - built from warp scans (warp_inclusive_scan), the per-warp totals in `storage`, with at most two
+    //     __syncthreads(), both reached by every thread;
+    //   - add, never subtract, and let every partial sum cover a contiguous range of items: the float variant
+    //     (07.5) relies on both.
     (void)items;
     (void)storage;
 #pragma unroll
@@ -151,11 +156,14 @@ __device__ T block_scan_items(T (&items)[rounds][4], T (&run_prefix)[rounds], Bl
 __global__ void __launch_bounds__(1024) scan_tiles_kernel(const unsigned* in, unsigned* out, std::size_t n,
                                                           const unsigned* tile_offsets, ScanKind kind, bool vector_io)
 {
-    // TODO(07.4): tile blockIdx.x holds the blockDim.x * scan_items_per_thread items from
-    //   tile_start = blockIdx.x * blockDim.x * scan_items_per_thread, a size_t: past 2^31 items a 32-bit product
-    //   wraps. Load them with load_items<Access::cached>, scan them with block_scan_items (its storage: one
-    //   __shared__ BlockScanStorage<unsigned>), and store them with store_items<Access::cached>, starting from
-    //   the tile's offset: tile_offsets[blockIdx.x], or 0 when tile_offsets is null (one tile).
+    // TODO(07.4): pass 2 of reduce-then-scan (README, Task 07.4). It must hold:
+    //   - tile b is the blockDim.x * scan_items_per_thread items from b * blockDim.x * scan_items_per_thread,
+    //     computed as a size_t (past 2^31 items a 32-bit product wraps);
+    //   - out gets the tile's `kind` scan plus the tile's offset: tile_offsets[blockIdx.x], or 0 when
+    //     tile_offsets is null (one tile);
+    //   - the tile goes through the given load_items<Access::cached> and store_items<Access::cached> (they fix
+    //     the layout block_scan_items expects, fill past n with 0, write nothing at or past n, and use 16-byte
+    //     accesses only where vector_io allows) and block_scan_items (one __shared__ BlockScanStorage<unsigned>).
     (void)in;
     (void)out;
     (void)n;
@@ -171,16 +179,16 @@ __global__ void __launch_bounds__(1024) scan_tiles_kernel(const unsigned* in, un
 template <class T>
 __device__ T decoupled_look_back(TileStatusArray status, std::size_t tile, T aggregate)
 {
-    // TODO(07.5): the decoupled look-back (README: "Single pass: decoupled look-back"; hints there). It must hold:
+    // TODO(07.5): the decoupled look-back (README, Task 07.5; a step-by-step hint is there). It must hold:
     //   - publishing: this tile's A (its aggregate) goes out at once - it depends on nothing, and later tiles
     //     may be waiting for it - and its P (earlier tiles + aggregate) as soon as the prefix is known; tile 0
     //     publishes P at once and returns 0. Each status is one whole 64-bit word in status.words[tile], written
-    //     by one lane with store_status (README: "Memory ordering").
+    //     by one lane with store_status (README, Task 07.5: "Memory ordering").
     //   - the prefix: the nearest P before this tile plus the A's of every tile between it and this one, each
     //     tile counted once; a tile before tile 0 counts as P with value 0.
     //   - reading: 32 predecessors at a time, only through read_window (given: every lane passes the tile it
     //     reads; it waits while a lane sees X, with a bound), after one __nanosleep(status.first_wait_ns)
-    //     once A is out (README: "Waiting: when to look").
+    //     once A is out (why: docs/07_scan.md, "Waiting: when to look").
     //   - the warp works together: every lane executes every *_sync call (full mask) the same number of times.
     //   - add, never subtract, and let every partial sum cover a contiguous range of tiles (the float checks
     //     rely on both); unsigned sums wrap modulo 2^32.

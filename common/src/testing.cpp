@@ -20,7 +20,7 @@ namespace {
 struct GpuState {
     bool probed = false;
     std::optional<std::string> unavailable;  // reason, when there is no usable device
-    std::optional<std::string> runner_blind;  // the runner sees no GPU on a machine that has one
+    std::optional<std::string> runner_blind;  // why the runner sees no GPU on a machine that has one
 };
 
 int skipped_count = 0;
@@ -51,7 +51,8 @@ GpuState& gpu_state()
         if (r.ok() && !r.value("unavailable")) return state;
         state.unavailable = gpu_unavailable_reason();
         if (!state.unavailable && has_runner())
-            state.runner_blind = r.ok() ? *r.value("unavailable") : "its answer to @device: " + r.what();
+            state.runner_blind = r.ok() ? "it says: " + *r.value("unavailable")
+                                        : "asked whether it has one: " + r.what();
     }
     return state;
 }
@@ -83,7 +84,7 @@ bool gpu_available_or_skip()
 {
     const GpuState& state = gpu_state();
     if (state.runner_blind) {
-        FAIL_CHECK("the runner finds no GPU on a machine that has one: " << *state.runner_blind);
+        FAIL_CHECK("the runner finds no GPU on a machine that has one (" << *state.runner_blind << ")");
         return false;
     }
     if (state.unavailable) {
