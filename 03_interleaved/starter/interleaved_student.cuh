@@ -14,7 +14,7 @@ __global__ void reduce_interleaved_kernel(int* data, std::size_t n, long long* t
     //   - the levels: stride = blockDim.x / 2, halving down to 1; thread tid adds element tid + stride onto
     //     element tid when tid < stride;
     //   - a level reads what the previous one wrote in other threads: a barrier separates the levels, and
-    //     every thread of the block that has not exited reaches each barrier;
+    //     every thread of the block reaches each barrier (no return before one);
     //   - the last segment may be shorter than the block: nothing at or past data[n] is read (an addition
     //     whose partner lies at or past n contributes nothing);
     //   - indices past 2^31 elements work.

@@ -1,5 +1,6 @@
 // Chapter 04: your file. Fill in the TODOs in order - each task builds on the one before - and check each one
-// with `meson test -C build --suite 04_unroll_warp`. Read 04_unroll_warp/README.md first.
+// with `meson test -C build --suite 04_unroll_warp --no-suite large --no-suite lesson` (README, "Check your
+// work", for the rest). Read 04_unroll_warp/README.md first.
 //
 // It holds only your device code: TODO(04.1) thread_sum_unrolled, TODO(04.2) last_warp_sum, TODO(04.3)
 // tree_sum_complete_unroll, TODO(04.4) thread_sum_grid_stride, TODO(04.5) ShflWarpSum, CgWarpSum and
@@ -40,15 +41,16 @@ __device__ __forceinline__ void last_warp_sum(long long* partial, unsigned first
 }
 
 // ---------------------------------------------------------------------------------------------- 04.3
-// Called by every thread of a block of BlockSize threads when partial[0 .. BlockSize) holds their values;
-// partial[0] must end with the sum.
+// Called by every thread of a block of BlockSize threads when partial[0 .. BlockSize) holds their values (the
+// caller wrote them and passed a __syncthreads() before the call); partial[0] must end with the sum.
 template <int BlockSize>
 __device__ void tree_sum_complete_unroll(long long* partial)
 {
     // TODO(04.3): the tree of tree_sum_syncwarp (unroll_warp_launch.cu) without the loop: one step per halving
     // down to 64 values, each guarded by a test on the compile-time constant BlockSize (so that the compiler
     // keeps only the steps this block size has), then last_warp_sum. Every thread of the block must reach
-    // every __syncthreads() it executes. Checked for every block size 32 ... 1024, with racecheck and synccheck.
+    // each __syncthreads() (none inside an `if` on tid). Checked for every block size 32 ... 1024, with racecheck
+    // and synccheck.
     static_cast<void>(partial);
 }
 
@@ -132,7 +134,8 @@ __device__ void publish_block_total(Acc block_total, Acc* total, Acc* running, u
     static_cast<void>(blocks_done);
 }
 
-// T is int, float or std::uint8_t; Acc is the accumulator (long long, double or float).
+// T and the accumulator Acc come in these pairs: int and long long (reduce_vectorized), float and double or float
+// and float (reduce_vectorized_float), std::uint8_t and long long (reduce_vectorized_bytes).
 template <class T, class Acc>
 __global__ void reduce_vectorized_kernel(const T* in, Acc* total, std::size_t n, OnePassState* state)
 {
