@@ -14,6 +14,8 @@
 //
 // The checks link none of your code: every call goes to the chapter's runner (unroll_warp_runner.cpp), a
 // program of its own, and only what comes back is judged, here (course/reduction_checks.hpp).
+#include "unroll_warp.hpp"
+
 #include "course/checker.hpp"
 #include "course/data.hpp"
 #include "course/reduction_checks.hpp"
@@ -26,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -472,6 +475,62 @@ void check_two_streams()
         }
 }
 
+// ---- 04.7: occupancy by hand ------------------------------------------------------------------------------
+struct Occupancy {
+    int blocks;
+    int warps;
+    Limit limit;
+};
+
+// The checks' own count, by Task 04.7's rules: what each resource alone allows, then the smallest (the table
+// has no ties).
+Occupancy occupancy_of(const OccupancyKernel& k)
+{
+    const std::pair<int, Limit> allows[] = {
+        {2048 / k.threads_per_block, Limit::threads},
+        {32, Limit::blocks},
+        {65536 / (k.threads_per_block * k.registers_per_thread), Limit::registers},
+        {228 / (k.shared_kib_per_block + 1), Limit::shared_memory},
+    };
+    const auto least = *std::min_element(std::begin(allows), std::end(allows),
+                                         [](const auto& x, const auto& y) { return x.first < y.first; });
+    return {least.first, least.first * k.threads_per_block / 32, least.second};
+}
+
+const char* limit_name(long long limit)
+{
+    switch (static_cast<Limit>(limit)) {
+    case Limit::threads: return "threads";
+    case Limit::blocks: return "blocks";
+    case Limit::registers: return "registers";
+    case Limit::shared_memory: return "shared memory";
+    default: return "nothing (unanswered)";
+    }
+}
+
+void check_occupancy()
+{
+    const Result r = course::checker::run(Call("occupancy answers", 0));
+    if (!course::testing::returned("TODO(04.7)", "occupancy_answers_by_hand", r)) return;
+    for (const OccupancyKernel& k : occupancy_kernels) {
+        const Occupancy want = occupancy_of(k);
+        const std::string kernel(1, k.name);
+        const long long blocks = r.number(kernel + ".blocks"), warps = r.number(kernel + ".warps"),
+                        limit = r.number(kernel + ".limit");
+        // std::string, not const char*: doctest before 2.4.10 streams a const char* in a message as a pointer
+        const auto judged = [](bool right) { return std::string(right ? "right" : "wrong"); };
+        VERIFY(blocks == want.blocks && warps == want.warps && limit == static_cast<long long>(want.limit),
+               "TODO(04.7): kernel " << kernel << " (" << k.threads_per_block << " threads per block, "
+                                     << k.registers_per_thread << " registers per thread, " << k.shared_kib_per_block
+                                     << " KiB of shared memory per block): you answered " << blocks
+                                     << " blocks per SM (" << judged(blocks == want.blocks) << "), " << warps
+                                     << " warps (" << judged(warps == want.warps) << "), limited by "
+                                     << std::string(limit_name(limit)) << " (" << judged(limit == static_cast<long long>(want.limit))
+                                     << "): count what each resource allows alone, then take the smallest (Task 04.7 "
+                                        "in unroll_warp.hpp)");
+    }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------- 04.1
@@ -616,4 +675,10 @@ TEST_CASE("TODO(04.6) lesson: reduce_vectorized keeps DRAM more than 70% busy at
     VERIFY(*busy > 70.0, "TODO(04.6): reduce_vectorized(n=2^26, block=256) keeps DRAM " << *busy
                              << "% busy (of the peak Nsight Compute assumes); the lesson expects more than 70%: "
                                 "16-byte loads, four in flight per thread, a grid that fills the GPU");
+}
+
+// ---------------------------------------------------------------------------------------------------- 04.7
+TEST_CASE("TODO(04.7) occupancy by hand: blocks and warps per SM of five kernels on an H100, and what limits them")
+{
+    check_occupancy();
 }

@@ -84,6 +84,31 @@ void reduce_vectorized_float(const float* d_in, float* d_total, std::size_t n, i
 void reduce_vectorized_bytes(const std::uint8_t* d_in, long long* d_total, std::size_t n, int block,
                              ReduceWorkspace& workspace, cudaStream_t stream = 0);
 
+// Task 04.7, by hand (no GPU needed): occupancy, the share of an SM's threads that a kernel's blocks fill. One SM
+// of an H100 (compute capability 9.0) holds at most 2048 threads, 32 blocks, 65536 32-bit registers and
+// 228 KiB of shared memory, and each block takes 1 KiB of shared memory more than it asks for (reserved by the
+// system). Registers are counted as the kernel uses them (the counts below are multiples of 8, so the hardware's
+// rounding changes nothing). For each kernel of this table: how many of its blocks one SM holds at once, how
+// many warps that is, and the one resource that stops it there.
+struct OccupancyKernel {
+    char name;
+    int threads_per_block;
+    int registers_per_thread;
+    int shared_kib_per_block;  // static shared memory the kernel asks for, in KiB
+};
+inline constexpr OccupancyKernel occupancy_kernels[] = {
+    {'a', 256, 48, 0}, {'b', 128, 16, 45}, {'c', 32, 16, 0}, {'d', 512, 16, 8}, {'e', 256, 56, 36},
+};
+inline constexpr int occupancy_kernel_count = sizeof occupancy_kernels / sizeof occupancy_kernels[0];
+enum class Limit { unanswered, threads, blocks, registers, shared_memory };
+struct OccupancyAnswer {
+    int blocks_per_sm;
+    int warps_per_sm;
+    Limit limited_by;
+};
+// Your answers (occupancy_answers in your file), one per kernel of the table, in its order.
+const OccupancyAnswer* occupancy_answers();
+
 // Probes, for the checks: one of your device functions at a time, inside given code that uses no other task's
 // function (loads of one element per thread, the chapter-03 tree). A task whose kernel calls an earlier task's
 // function first runs that function's probe, so that a failure names the task it comes from ("depends on

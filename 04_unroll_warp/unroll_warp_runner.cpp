@@ -1,7 +1,8 @@
 // Chapter 04's runner: the one program that links your unroll_warp_student.cuh (through unroll_warp_launch.cu).
 // The checks (checks.cpp) send it calls and judge what comes back (course/runner.hpp).
 //
-// Every operation is a launcher or a probe (unroll_warp.hpp): buffer 0 the input, buffer 1 the total. The 04.6
+// Every operation is a launcher or a probe (unroll_warp.hpp): buffer 0 the input, buffer 1 the total; and
+// "occupancy answers" (a host operation) returns Task 04.7's answers as values. The 04.6
 // launchers also take a ReduceWorkspace, which the runner keeps from one call to the next, one per value of the
 // parameter "workspace": the checks give every case its own, shared by all the case's launches (a kernel that
 // does not reset it fails from the second launch on).
@@ -62,6 +63,18 @@ void vectorized_two_streams(Call& c)
                       c.own_stream(1));
 }
 
+// Task 04.7's answers, one value per kernel of the table and field: "a.blocks", "a.warps", "a.limit", ...
+void occupancy(Call& c)
+{
+    const OccupancyAnswer* answers = occupancy_answers();
+    for (int i = 0; i < occupancy_kernel_count; ++i) {
+        const std::string kernel(1, occupancy_kernels[i].name);
+        c.value(kernel + ".blocks", static_cast<long long>(answers[i].blocks_per_sm));
+        c.value(kernel + ".warps", static_cast<long long>(answers[i].warps_per_sm));
+        c.value(kernel + ".limit", static_cast<long long>(answers[i].limited_by));
+    }
+}
+
 const course::runner::Op ops[] = {
     {"reduce_unrolling2", plain<reduce_unrolling2>},
     {"reduce_unrolling4", plain<reduce_unrolling4>},
@@ -80,6 +93,7 @@ const course::runner::Op ops[] = {
     {"probe_tree_sum_complete_unroll", plain<probe_tree_sum_complete_unroll>},
     {"probe_thread_sum_grid_stride", plain<probe_thread_sum_grid_stride>},
     {"probe_shfl_warp_sum", plain<probe_shfl_warp_sum>},
+    {"occupancy answers", occupancy, true},
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Chapter 04, the reference solution of starter/unroll_warp_student.cuh: the device functions and the kernel
-// of Tasks 04.1 - 04.6. ../unroll_warp_launch.cu includes this file (-Dvariant=solution) and launches them.
+// of Tasks 04.1 - 04.6, and the occupancy answers of Task 04.7. ../unroll_warp_launch.cu includes this file
+// (-Dvariant=solution) and launches them.
 #include "unroll_warp_given.cuh"
 
 namespace {
@@ -158,5 +159,16 @@ __global__ void reduce_vectorized_kernel(const T* in, Acc* total, std::size_t n,
     sum = block_sum<ShflWarpSum>(sum);
     if (threadIdx.x == 0) publish_block_total(sum, total, running_total<Acc>(state), &state->blocks_done);
 }
+
+// ---------------------------------------------------------------------------------------------- 04.7
+// Each resource alone, then the smallest: blocks by threads 2048 / threads, by registers 65536 / (threads x
+// registers), by shared memory 228 / (KiB + 1), and at most 32 blocks; warps = blocks x threads / 32.
+inline constexpr OccupancyAnswer occupancy_answers_by_hand[occupancy_kernel_count] = {
+    {5, 40, Limit::registers},      // a: threads 8, registers 65536 / 12288 = 5
+    {4, 16, Limit::shared_memory},  // b: threads 16, registers 32, shared memory 228 / (45 + 1) = 4
+    {32, 32, Limit::blocks},        // c: threads 64, registers 128, blocks 32
+    {4, 64, Limit::threads},        // d: threads 4, registers 8, shared memory 228 / (8 + 1) = 25
+    {4, 32, Limit::registers},      // e: threads 8, registers 65536 / 14336 = 4, shared memory 228 / (36 + 1) = 6
+};
 
 }  // namespace

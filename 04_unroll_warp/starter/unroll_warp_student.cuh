@@ -2,9 +2,10 @@
 // with `meson test -C build --suite 04_unroll_warp --no-suite large --no-suite lesson` (README, "Check your
 // work", for the rest). Read 04_unroll_warp/README.md first.
 //
-// It holds only your device code: TODO(04.1) thread_sum_unrolled, TODO(04.2) last_warp_sum, TODO(04.3)
-// tree_sum_complete_unroll, TODO(04.4) thread_sum_grid_stride, TODO(04.5) ShflWarpSum, CgWarpSum and
-// ReduxWarpSum, TODO(04.6) publish_block_total and reduce_vectorized_kernel. What they build on
+// It holds only your device code and one table: TODO(04.1) thread_sum_unrolled, TODO(04.2) last_warp_sum,
+// TODO(04.3) tree_sum_complete_unroll, TODO(04.4) thread_sum_grid_stride, TODO(04.5) ShflWarpSum, CgWarpSum
+// and ReduxWarpSum, TODO(04.6) publish_block_total and reduce_vectorized_kernel, TODO(04.7)
+// occupancy_answers_by_hand (worked out by hand). What they build on
 // (tree_sum, block_sum, vector_sum, running_total, course::split_for_vectors) is in ../unroll_warp_given.cuh;
 // the kernels that call your functions and the launchers are in ../unroll_warp_launch.cu. Unfilled, every
 // function returns 0 or leaves the total untouched, so each check fails naming its task.
@@ -154,5 +155,18 @@ __global__ void reduce_vectorized_kernel(const T* in, Acc* total, std::size_t n,
     static_cast<void>(total);
     static_cast<void>(state);
 }
+
+// ---------------------------------------------------------------------------------------------- 04.7
+// TODO(04.7): for each kernel of the table in ../unroll_warp.hpp (Task 04.7), in its order: the blocks one H100
+// SM holds at once, the warps that makes, and the resource that stops it there (Limit::threads, blocks,
+// registers or shared_memory). Work them out by hand from the limits given there: what each resource alone
+// allows, then the smallest of those.
+inline constexpr OccupancyAnswer occupancy_answers_by_hand[occupancy_kernel_count] = {
+    {0, 0, Limit::unanswered},  // a
+    {0, 0, Limit::unanswered},  // b
+    {0, 0, Limit::unanswered},  // c
+    {0, 0, Limit::unanswered},  // d
+    {0, 0, Limit::unanswered},  // e
+};
 
 }  // namespace
