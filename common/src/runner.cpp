@@ -383,17 +383,19 @@ private:
             if (key == "first") first = value;
             if (key == "bytes") bytes = value;
         }
-        if (index < 0 || static_cast<std::size_t>(index) >= held_.size() || first < 0 || bytes < 0 ||
-            request.buffers.size() != 1 ||
-            static_cast<std::size_t>(first) > held_[static_cast<std::size_t>(index)].spec.bytes() ||
-            static_cast<std::size_t>(bytes) > held_[static_cast<std::size_t>(index)].spec.bytes() - static_cast<std::size_t>(first)) {
+        const std::size_t size = index >= 0 && static_cast<std::size_t>(index) < held_.size()
+                                     ? held_[static_cast<std::size_t>(index)].spec.bytes()
+                                     : 0;
+        if (size == 0 || first < 0 || bytes < 0 || request.buffers.size() != 1 ||
+            static_cast<std::size_t>(first) > size || static_cast<std::size_t>(bytes) > size - static_cast<std::size_t>(first)) {
             reply.message = "runner: @fetch outside the buffers of the last call made with hold";
             return reply;
         }
-        const Call::Buffer& from = held_[static_cast<std::size_t>(index)];
-        unsigned char* to = destination(request.out_arena, request.buffers[0].back, static_cast<std::size_t>(bytes));
-        if (held_host_) std::memcpy(to, from.base + first, static_cast<std::size_t>(bytes));
-        else CUDA_CHECK(cudaMemcpy(to, from.base + first, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost));
+        const unsigned char* from = held_[static_cast<std::size_t>(index)].base + first;
+        const auto count = static_cast<std::size_t>(bytes);
+        unsigned char* to = destination(request.out_arena, request.buffers[0].back, count);
+        if (held_host_) std::memcpy(to, from, count);
+        else CUDA_CHECK(cudaMemcpy(to, from, count, cudaMemcpyDeviceToHost));
         reply.status = boundary::Status::ok;
         return reply;
     }

@@ -40,14 +40,17 @@ void record_skip(const std::string& reason)
 // unless the runner says there is no GPU, or too little memory: they then look for themselves, so that nothing
 // is left out on the runner's word. A program with no runner (the course's own GPU helper tests) always looks.
 bool has_runner() { return std::getenv("COURSE_RUNNER") != nullptr; }
-checker::Result ask_runner() { return checker::program_session().run(checker::Call("@device", 0)); }
+checker::Result ask_runner()
+{
+    return has_runner() ? checker::program_session().run(checker::Call("@device", 0)) : checker::Result{};
+}
 
 GpuState& gpu_state()
 {
     static GpuState state;
     if (!state.probed) {  // first use is inside a test case, i.e. after main() started
         state.probed = true;
-        const checker::Result r = has_runner() ? ask_runner() : checker::Result{};
+        const checker::Result r = ask_runner();
         if (r.ok() && !r.value("unavailable")) return state;
         state.unavailable = gpu_unavailable_reason();
         if (!state.unavailable && has_runner())
@@ -97,7 +100,7 @@ bool gpu_available_or_skip()
 bool gpu_memory_or_skip(std::size_t bytes)
 {
     if (!gpu_available_or_skip()) return false;
-    const checker::Result r = has_runner() ? ask_runner() : checker::Result{};
+    const checker::Result r = ask_runner();
     if (r.ok() && static_cast<std::size_t>(std::max(0LL, r.number("free", 0))) >= bytes) return true;
     // Too little on the runner's word: the checks look for themselves, with no runner of theirs alive, so that
     // memory a runner holds makes the large case fail, not disappear. (The driver frees a process's memory as
