@@ -136,23 +136,25 @@ TEST_CASE("TODO(02.2) large: reduce_neighbored_less past 2^32 elements") { check
 TEST_CASE("TODO(02.2) lesson: reduce_neighbored_less has far fewer divergent branches than reduce_neighbored")
 {
     REQUIRE_GPU();
-    const char* metric = "smsp__sass_branch_targets_threads_divergent.sum";
-    const auto by_neighbored = course::testing::ncu_metric(
-        "reduce_neighbored_kernel", metric, [] { check_lesson_subject(neighbored); });
-    if (!by_neighbored) return;
-    const auto by_less = course::testing::ncu_metric("reduce_neighbored_less_kernel", metric,
-                                                     [] { check_lesson_subject(less); });
-    if (!by_less) return;
+    const std::string metric = "smsp__sass_branch_targets_threads_divergent.sum";
+    const auto profile = course::testing::ncu_profile(
+        {"reduce_neighbored_kernel", "reduce_neighbored_less_kernel"}, {metric}, [] {
+            check_lesson_subject(neighbored);
+            check_lesson_subject(less);
+        });
+    if (!profile) return;
+    const double by_neighbored = profile->at("reduce_neighbored_kernel").at(metric);
+    const double by_less = profile->at("reduce_neighbored_less_kernel").at(metric);
     const double blocks = static_cast<double>((std::size_t{1} << 20) / 256);
     MESSAGE("divergent branch targets, n = 2^20, block = 256: reduce_neighbored "
-            << *by_neighbored << ", reduce_neighbored_less " << *by_less);
-    VERIFY(*by_neighbored >= 8 * blocks,
+            << by_neighbored << ", reduce_neighbored_less " << by_less);
+    VERIFY(by_neighbored >= 8 * blocks,
            "TODO(02.2) lesson compares with reduce_neighbored (TODO(02.1)), which shows only "
-               << *by_neighbored << " divergent branch targets for " << blocks
+               << by_neighbored << " divergent branch targets for " << blocks
                << " blocks: is TODO(02.1) the tid % (2*stride) tree, with a branch around the addition?");
-    VERIFY(*by_less * 4 <= *by_neighbored,
-           "TODO(02.2): reduce_neighbored_less has " << *by_less << " divergent branch targets, not under a quarter of "
-                                                     << "reduce_neighbored's " << *by_neighbored
+    VERIFY(by_less * 4 <= by_neighbored,
+           "TODO(02.2): reduce_neighbored_less has " << by_less << " divergent branch targets, not under a quarter of "
+                                                     << "reduce_neighbored's " << by_neighbored
                                                      << ": do the busy threads fill whole warps (thread tid on "
                                                         "element 2*stride*tid)?");
 }

@@ -49,23 +49,19 @@ constexpr std::size_t lesson_n = std::size_t{1} << 20;
 constexpr int lesson_block = 256;
 constexpr double lesson_blocks = static_cast<double>(lesson_n / lesson_block);
 
-std::optional<double> lesson_metric(const Reduction& r, const std::string& kernel, const std::string& metric)
-{
-    return course::testing::ncu_metric(kernel, metric, [&] { check_lesson_subject(r); });
-}
-
 // Shared-memory bank conflicts (loads plus stores) of the kernel named like `kernel` in the lesson subject of
-// `r`, as Nsight Compute counts them: the extra passes ("wavefronts") a warp's access needed because it asked
-// one bank for several different words.
+// `r`, as Nsight Compute counts them (one profile): the extra passes ("wavefronts") a warp's access needed
+// because it asked one bank for several different words.
 std::optional<double> bank_conflicts(const Reduction& r, const std::string& kernel)
 {
-    const auto loads = lesson_metric(r, kernel, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
-    if (!loads) return std::nullopt;
-    const auto stores = lesson_metric(r, kernel, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum");
-    if (!stores) return std::nullopt;
-    MESSAGE(kernel << ", n = " << lesson_n << ", block = " << lesson_block << ": " << *loads
-                   << " shared-load and " << *stores << " shared-store bank conflicts");
-    return *loads + *stores;
+    const std::string loads = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+    const std::string stores = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+    const auto profile = course::testing::ncu_profile({kernel}, {loads, stores}, [&] { check_lesson_subject(r); });
+    if (!profile) return std::nullopt;
+    const auto& counts = profile->at(kernel);
+    MESSAGE(kernel << ", n = " << lesson_n << ", block = " << lesson_block << ": " << counts.at(loads)
+                   << " shared-load and " << counts.at(stores) << " shared-store bank conflicts");
+    return counts.at(loads) + counts.at(stores);
 }
 
 // The bank conflicts of one block of the strided tree (Task 03.3) by the README's model: 32 banks of 4-byte
@@ -137,16 +133,20 @@ TEST_CASE("TODO(03.2) large: reduce_shared_modulo past 2^32 elements") { check_l
 TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra instructions")
 {
     REQUIRE_GPU();
-    const char* metric = "smsp__inst_executed.sum";
-    const auto by_modulo = lesson_metric(modulo, "reduce_shared_modulo_kernel", metric);
-    if (!by_modulo) return;
-    const auto by_strided = lesson_metric(strided, "reduce_shared_strided_kernel", metric);
-    if (!by_strided) return;
+    const std::string metric = "smsp__inst_executed.sum";
+    const auto profile = course::testing::ncu_profile(
+        {"reduce_shared_modulo_kernel", "reduce_shared_strided_kernel"}, {metric}, [] {
+            check_lesson_subject(modulo);
+            check_lesson_subject(strided);
+        });
+    if (!profile) return;
+    const double by_modulo = profile->at("reduce_shared_modulo_kernel").at(metric);
+    const double by_strided = profile->at("reduce_shared_strided_kernel").at(metric);
     MESSAGE("warp instructions executed, n = " << lesson_n << ", block = " << lesson_block << ": reduce_shared_modulo "
-                                               << *by_modulo << ", reduce_shared_strided " << *by_strided);
-    VERIFY(*by_modulo >= 1.25 * *by_strided,
-           "TODO(03.2): reduce_shared_modulo executed " << *by_modulo << " warp instructions, not 1.25x the "
-               << *by_strided << " of reduce_shared_strided (TODO(03.3)): is it Harris's reduce0, busy threads "
+                                               << by_modulo << ", reduce_shared_strided " << by_strided);
+    VERIFY(by_modulo >= 1.25 * by_strided,
+           "TODO(03.2): reduce_shared_modulo executed " << by_modulo << " warp instructions, not 1.25x the "
+               << by_strided << " of reduce_shared_strided (TODO(03.3)): is it Harris's reduce0, busy threads "
                   "picked with tid % (2*s) == 0?");
 }
 

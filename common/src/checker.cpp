@@ -311,6 +311,20 @@ std::vector<std::string> read_lines(const std::string& path)
     return lines;
 }
 
+// The runner's limits, set at the fork for the whole chain (sandbox, tool, runner) as hard limits: a process may
+// lower its limits, never raise them back. (Not with prlimit right in front of the runner: inside the sandbox,
+// compute-sanitizer and ncu then lose the runner and instrument nothing - H200, CUDA 13.0.)
+struct Limit {
+    int resource;
+    rlim_t value;
+};
+constexpr Limit runner_limits[] = {
+    {RLIMIT_CORE, 0},
+    {RLIMIT_FSIZE, rlim_t{256} << 20},  // no file past 256 MiB
+    {RLIMIT_NPROC, 8192},               // a fork bomb stops there (the sandbox runs runners as nobody)
+    {RLIMIT_DATA, rlim_t{4} << 30},     // private host memory; shared arenas and GPU memory are not counted
+};
+
 // [sandbox (outer part)] [tool] [sandbox (inner part)] runner: the sandbox file holds one argument per line,
 // with @TOOL@ and @RUNNER@ where the tool's command and the runner go.
 std::vector<std::string> command_line(const std::vector<std::string>& tool)
@@ -342,11 +356,11 @@ std::vector<std::string> command_line(const std::vector<std::string>& tool)
     return argv;
 }
 
-void set_limit(int resource, rlim_t value)
+void set_hard_limit(int resource, rlim_t value)
 {
     rlimit limit{};
     if (getrlimit(resource, &limit) != 0) return;
-    limit.rlim_cur = std::min(limit.rlim_max, value);
+    limit.rlim_cur = limit.rlim_max = std::min(limit.rlim_max, value);
     setrlimit(resource, &limit);
 }
 
@@ -443,12 +457,7 @@ void Session::start()
         if (sockets[1] == boundary::runner_fd) fcntl(sockets[1], F_SETFD, 0);
         else dup2(sockets[1], boundary::runner_fd);
         syscall(SYS_close_range, boundary::runner_fd + 1, ~0U, 0);
-        // Limits of the runner (and of a tool in front of it). NPROC counts every process and thread of the
-        // user, all runners of a grading run together (the sandbox runs them as nobody; root is exempt).
-        set_limit(RLIMIT_CORE, 0);
-        set_limit(RLIMIT_FSIZE, rlim_t{256} << 20);  // no file past 256 MiB
-        set_limit(RLIMIT_NPROC, 8192);               // a fork bomb stops there
-        set_limit(RLIMIT_DATA, rlim_t{4} << 30);     // private host memory; shared arenas and GPU memory are not counted
+        for (const Limit& l : runner_limits) set_hard_limit(l.resource, l.value);
         execve(program.c_str(), argv.data(), envp.data());
         const char msg[] = "checker: could not start the runner (execve failed)\n";
         (void)!write(2, msg, sizeof msg - 1);
@@ -515,6 +524,7 @@ void Session::stop(std::chrono::seconds grace)
 Result Session::exchange(const Call& call, boundary::Request& request, std::shared_ptr<Arena>& out, bool poison)
 {
     Result result;
+    ++requests_;
     if (!dead_.empty()) {
         result.outcome = Result::Outcome::timed_out;
         result.message = dead_;
@@ -557,7 +567,7 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
         }
     }
     // Returned buffers: one after the other in the output arena (64-byte aligned), which grows to the largest
-    // call's and is used again. Gigabytes come back window by window (Call::hold, fetch()).
+    // call's and is used again once no Result reads it. Gigabytes come back window by window (Call::hold, fetch()).
     std::size_t returned = 0;
     for (auto& b : request.buffers)
         if (b.back >= 0) {
@@ -567,7 +577,7 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
     if (returned > max_returned)
         throw std::logic_error("checker: " + call.op() + " asks " + std::to_string(returned >> 20) +
                                " MiB back; past 256 MiB, hold the call and fetch() its output window by window");
-    if (!out_ || out_->bytes() < returned)
+    if (!out_ || out_->bytes() < returned || out_.use_count() > 1)  // a Result still reads the last one
         out_ = std::make_shared<Arena>(std::max<std::size_t>(returned, std::size_t{1} << 20), "course-output");
     out = out_;
     if (std::find(known_.begin(), known_.end(), out->id()) == known_.end()) {
@@ -639,12 +649,10 @@ Result Session::run(const Call& call)
         Result::Bytes bytes;
         bytes.elem = b.elem;
         bytes.lead = b.lead;
-        if (b.back >= 0) {  // copied: the next call uses the output arena again
+        if (b.back >= 0) {  // where it lies: while this Result lives, the next call gets an output arena of its own
             bytes.size = b.bytes();
-            auto copy = std::make_shared<std::vector<unsigned char>>(out->data() + b.back,
-                                                                     out->data() + b.back + bytes.size);
-            bytes.data = copy->data();
-            bytes.keep = copy;
+            bytes.data = out->data() + b.back;
+            bytes.keep = out;
         }
         result.buffers.push_back(bytes);
     }
@@ -667,7 +675,7 @@ Result Session::fetch(std::size_t buffer, std::size_t first, std::size_t bytes,
 
 Session::End Session::finish()
 {
-    stop(std::chrono::seconds(300));
+    stop(std::chrono::seconds(60));  // a tool writes its report in seconds once its runner has ended
     End end = last_;
     end.restarts = std::max(0, starts_ - 1);
     end.log = earlier_logs_ + read_log();

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -214,25 +215,43 @@ void check_tool_clean(const std::string& task, const char* tool, const std::func
     const std::string log = checker::temporary_path(std::string(tool) + ".log");
     std::vector<std::string> command = checker::sanitizer_command(tool, log);
     command.front() = *sanitizer;
-    checker::Session tooled(command, log);
-    {
-        const checker::UseSession use(tooled);
-        calls();
+    // compute-sanitizer itself now and then ends without writing its summary after its runner has answered
+    // every call (H100, CUDA 13.0: exit code 139, or no end at all): such a run says nothing of the kernels and
+    // is made once more. A summary, a crashed runner or an unanswered call is final.
+    std::string first_try;
+    for (int attempt = 1;; ++attempt) {
+        checker::Session tooled(command, log);
+        {
+            const checker::UseSession use(tooled);
+            calls();
+        }
+        const int answered = tooled.calls();
+        const int asked = tooled.requests();
+        const checker::Session::End end = tooled.finish();
+        const bool summarized = end.log.find("SUMMARY: ") != std::string::npos;
+        const bool tool_broke = !summarized && answered == asked && end.restarts == 0;
+        if (tool_broke && attempt == 1) {
+            first_try = "; a first run ended without the tool's summary (exit code " + std::to_string(end.exit_code) +
+                        ", signal " + std::to_string(end.signal) + ") and was made again";
+            continue;
+        }
+        const bool clean = detail::summaries_clean(end.log);
+        const bool ran = answered > 0 && answered == asked && end.restarts == 0 && end.exit_code == 0 && end.signal == 0;
+        VERIFY(clean && ran,
+               task << ": compute-sanitizer --tool " << std::string(tool) << " "
+                    << std::string(clean ? "(no hazard reported) but its runner did not answer every call and end normally"
+                                         : summarized ? "reports a problem (a race, a missing barrier or a barrier not "
+                                                        "every thread reaches)"
+                                                      : "ended without its summary")
+                    << "; calls answered " << answered << " of " << asked << ", runners restarted " << end.restarts
+                    << ", exit code " << end.exit_code << first_try << "; its report:\n" << end.log.substr(0, 6000));
+        if (!first_try.empty()) MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << first_try);
+        return;
     }
-    const int answered = tooled.calls();
-    const checker::Session::End end = tooled.finish();
-    const bool clean = detail::summaries_clean(end.log);
-    const bool ran = answered > 0 && end.restarts == 0 && end.exit_code == 0 && end.signal == 0;
-    VERIFY(clean && ran,
-           task << ": compute-sanitizer --tool " << std::string(tool) << " "
-                << std::string(clean ? "(no hazard reported) but its runner did not answer every call and end normally"
-                                     : "reports a problem (a race, a missing barrier or a barrier not every thread "
-                                       "reaches)")
-                << "; calls answered " << answered << ", runners restarted " << end.restarts << ", exit code "
-                << end.exit_code << "; its report:\n" << end.log.substr(0, 6000));
 }
 
-std::optional<double> ncu_metric(const std::string& kernel, const std::string& metric, const std::function<void()>& calls)
+std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, const std::vector<std::string>& metrics,
+                                   const std::function<void()>& calls)
 {
     if (under_sanitizer()) {
         record_skip("Nsight Compute cannot run inside compute-sanitizer");
@@ -245,9 +264,12 @@ std::optional<double> ncu_metric(const std::string& kernel, const std::string& m
                     "on PATH); the lesson check did not run");
         return std::nullopt;
     }
+    std::string any_kernel, metric_list;
+    for (const std::string& k : kernels) any_kernel += (any_kernel.empty() ? "" : "|") + k;
+    for (const std::string& m : metrics) metric_list += (metric_list.empty() ? "" : ",") + m;
     const std::string log = checker::temporary_path("ncu.log");
-    checker::Session profiled({*ncu, "--target-processes", "all", "--metrics", metric, "--kernel-name",
-                               "regex:" + kernel, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log},
+    checker::Session profiled({*ncu, "--target-processes", "all", "--metrics", metric_list, "--kernel-name",
+                               "regex:" + any_kernel, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log},
                               log);
     {
         const checker::UseSession use(profiled);
@@ -258,36 +280,48 @@ std::optional<double> ncu_metric(const std::string& kernel, const std::string& m
         record_skip("Nsight Compute may not read the GPU's performance counters here (ERR_NVGPUCTRPERM)");
         return std::nullopt;
     }
+    REQUIRE_MESSAGE((end.exit_code == 0 && end.signal == 0),
+                    "ncu failed (exit code " << end.exit_code << "):\n" << end.log.substr(0, 4000) << end.output.substr(0, 2000));
+    // One row per profiled launch: its kernel's name, then the metrics (after a row of units).
+    Profile profile;
+    std::map<std::string, int> launches;
     std::istringstream lines(end.log);
     std::vector<std::string> head;
-    std::size_t column = 0;
-    double sum = 0;
-    int launches = 0;
     for (std::string line; std::getline(lines, line);) {
         if (line.empty() || line[0] != '"') continue;
         const auto fields = csv_fields(line);
         if (head.empty()) {
-            const auto at = std::find(fields.begin(), fields.end(), metric);
-            if (at == fields.end()) continue;
-            head = fields;
-            column = static_cast<std::size_t>(at - fields.begin());
+            if (std::find(fields.begin(), fields.end(), "Kernel Name") != fields.end()) head = fields;
             continue;
         }
         if (fields.size() != head.size()) continue;
-        std::string value;
-        for (char c : fields[column])
-            if (c != ',') value += c;
-        char* end_of_number = nullptr;
-        const double v = std::strtod(value.c_str(), &end_of_number);
-        if (end_of_number == value.c_str()) continue;  // the units row
-        sum += v;
-        ++launches;
+        const auto field = [&](const std::string& column) {
+            return fields[static_cast<std::size_t>(std::find(head.begin(), head.end(), column) - head.begin())];
+        };
+        const std::string name = field("Kernel Name");
+        const auto kernel = std::find_if(kernels.begin(), kernels.end(), [&](const std::string& k) {
+            return std::regex_search(name, std::regex(k));
+        });
+        if (kernel == kernels.end()) continue;  // the units row
+        bool counted = false;
+        for (const std::string& metric : metrics) {
+            REQUIRE_MESSAGE(std::find(head.begin(), head.end(), metric) != head.end(),
+                            "ncu reported no column " << metric << ":\n" << end.log.substr(0, 4000));
+            std::string value;
+            for (char c : field(metric))
+                if (c != ',') value += c;
+            char* end_of_number = nullptr;
+            const double v = std::strtod(value.c_str(), &end_of_number);
+            if (end_of_number == value.c_str()) continue;
+            profile[*kernel][metric] += v;
+            counted = true;
+        }
+        if (counted) ++launches[*kernel];
     }
-    REQUIRE_MESSAGE((end.exit_code == 0 && end.signal == 0),
-                    "ncu failed (exit code " << end.exit_code << "):\n" << end.log.substr(0, 4000) << end.output.substr(0, 2000));
-    REQUIRE_MESSAGE(launches > 0, "ncu profiled no launch of a kernel named like '" << kernel << "':\n"
-                                                                                     << end.log.substr(0, 4000));
-    return sum;
+    for (const std::string& k : kernels)
+        REQUIRE_MESSAGE(launches[k] > 0, "ncu profiled no launch of a kernel named like '" << k << "':\n"
+                                                                                         << end.log.substr(0, 4000));
+    return profile;
 }
 
 bool returned(const std::string& task, const std::string& what, const checker::Result& result)

@@ -2,8 +2,11 @@
 // machine. Each one does one thing the checks must see exactly as it happened.
 #include "course/runner.hpp"
 
+#include <sys/resource.h>
+
 #include <cstdlib>
 #include <stdexcept>
+#include <utility>
 
 namespace {
 
@@ -32,9 +35,26 @@ void reject(course::runner::Call& c)
 
 void crash(course::runner::Call&) { std::abort(); }
 
+// What a fork bomb or a memory hog would do first: raise its limits as far as they go (the hard limit to
+// infinity, else the soft one to the hard one). Answers the soft limits it is left with.
+void raise_limits(course::runner::Call& c)
+{
+    const std::pair<const char*, int> limits[] = {
+        {"core", RLIMIT_CORE}, {"fsize", RLIMIT_FSIZE}, {"nproc", RLIMIT_NPROC}, {"data", RLIMIT_DATA}};
+    for (const auto& [name, resource] : limits) {
+        rlimit l{RLIM_INFINITY, RLIM_INFINITY};
+        if (setrlimit(resource, &l) != 0 && getrlimit(resource, &l) == 0) {
+            l.rlim_cur = l.rlim_max;
+            setrlimit(resource, &l);
+        }
+        getrlimit(resource, &l);
+        c.value(name, l.rlim_cur == RLIM_INFINITY ? -1LL : static_cast<long long>(l.rlim_cur));
+    }
+}
+
 const course::runner::Op ops[] = {
     {"iota", iota, true},   {"copy", copy, true},   {"write_input", write_input, true},
-    {"reject", reject, true}, {"crash", crash, true},
+    {"reject", reject, true}, {"crash", crash, true},   {"raise_limits", raise_limits, true},
 };
 
 }  // namespace

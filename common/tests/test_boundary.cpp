@@ -36,6 +36,30 @@ TEST_CASE("an input arrives as it was sealed, and a call that writes it dies")
     CHECK(data.data<int>()[0] == -500);
 }
 
+TEST_CASE("a Result keeps what came back while later calls are answered")
+{
+    const Result first = course::checker::run(Call("iota", 1000).output<int>(1000, 0));
+    const Result second = course::checker::run(Call("iota", 10).output<int>(10, 0x7F, 0, 990));
+    REQUIRE(first.ok());
+    REQUIRE(second.ok());
+    for (std::size_t i : {0, 10, 999}) CHECK(first.element<int>(0, i) == static_cast<int>(i));
+    CHECK(second.whole<int>(0).at(0) == 0x7F7F7F7F);  // 990 elements of lead, then 0..9
+}
+
+TEST_CASE("a runner cannot raise its limits")
+{
+    const Result r = course::checker::run(Call("raise_limits", 0));
+    REQUIRE(r.ok());
+    const auto at_most = [&](const char* limit, long long most) {  // -1: unlimited
+        const long long got = r.number(limit);
+        CHECK_MESSAGE((got >= 0 && got <= most), limit << ": " << got);
+    };
+    at_most("core", 0);
+    at_most("fsize", 256LL << 20);
+    at_most("nproc", 8192);
+    at_most("data", 4LL << 30);
+}
+
 TEST_CASE("a rejection, a crash and the call after it")
 {
     const Result r = course::checker::run(Call("reject", 7));

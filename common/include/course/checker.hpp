@@ -202,13 +202,15 @@ public:
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
 
-    // One call; the buffers it asks back (at most 256 MiB in all) are copied into the Result.
+    // One call; the buffers it asks back (at most 256 MiB in all) come with the Result, which reads them where
+    // they arrived (the output arena, kept for it: the next call gets another while it lives).
     Result run(const Call& call);
     // After a call made with hold(): bytes [first, first + bytes) of its buffer `buffer` (counted from the
     // allocation's start, lead included; at most 256 MiB), handed to `use` while they lie in the output arena.
     Result fetch(std::size_t buffer, std::size_t first, std::size_t bytes,
                  const std::function<void(const unsigned char*)>& use);
-    int calls() const { return calls_; }  // calls answered so far
+    int calls() const { return calls_; }        // calls answered so far
+    int requests() const { return requests_; }  // calls made so far (answered or not)
 
     struct End {
         int exit_code = -1;     // the process at the top (the tool, the sandbox or the runner)
@@ -239,6 +241,7 @@ private:
     std::string earlier_logs_;  // the tool's reports of runners that ended before the last one
     int starts_ = 0;
     int calls_ = 0;
+    int requests_ = 0;
     End last_;
 };
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -65,12 +66,14 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
 void check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls);
 
 // The lesson suite (what a kernel's structure is for, measured): runs `calls` in a runner of its own under
-// Nsight Compute and returns `metric` (an ncu metric name, e.g.
-// "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") summed over every launch of the kernels whose
-// name contains `kernel`, read from the log file ncu wrote. Without ncu, or when ncu cannot read the counters
-// here (ERR_NVGPUCTRPERM, a sanitizer setup), the case is skipped with the reason and the answer is nullopt.
-std::optional<double> ncu_metric(const std::string& kernel, const std::string& metric,
-                                 const std::function<void()>& calls);
+// Nsight Compute, once, and returns each of `metrics` (ncu metric names, e.g.
+// "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") summed over the launches of each of `kernels`
+// (regular expressions searched in the kernel's name): profile[kernel][metric], read from the log file ncu
+// wrote. Every kernel must have been launched. Without ncu, or when ncu cannot read the counters here
+// (ERR_NVGPUCTRPERM, a sanitizer setup), the case is skipped with the reason and the answer is nullopt.
+using Profile = std::map<std::string, std::map<std::string, double>>;
+std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, const std::vector<std::string>& metrics,
+                                   const std::function<void()>& calls);
 
 // A call that must return normally: true if it did, else the case fails naming the task, the call and what
 // happened instead (an exception's text, a crash with the runner's output, a TIMEOUT).
