@@ -112,6 +112,9 @@ def main():
                                         "(the same course commit and options only)")
     ap.add_argument("--worktree", action="store_true",
                     help="grade against this repository's files as they are, not its HEAD commit")
+    ap.add_argument("--uncommitted", choices=("head", "worktree"), default="head",
+                    help="a student's git folder whose student files differ from its last commit: grade that commit "
+                         "(head, the default) or the files as they are (worktree); flagged either way")
     ap.add_argument("--gpu-arch", default="native", help="the gpu_arch option of the trusted build (default native)")
     ap.add_argument("--chapter-timeout", type=float, default=600, help="wall-clock seconds per chapter's tests")
     ap.add_argument("--build-timeout", type=int, default=1800, help="seconds for one submission's build")

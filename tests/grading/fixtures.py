@@ -70,7 +70,27 @@ def fixtures():
         "static_init_exit_03": ("folder", cheat, "runner exits 03"),
         "edited_checks": ("zip", edited, "ignored"),
         "uses_cub_04": ("git", cub, "uses CUB 04"),
+        # the solution saved but never committed: HEAD (the starter) is graded, and flagged
+        "uncommitted_git": ("uncommitted git", starter, "zero"),
+        # the seven student files alone, as a learning platform collects them
+        "flat_zip": ("flat zip", solution, "all"),
+        # the same with chapter 01's file twice (an old copy in a folder): neither is taken, 01 is the starter
+        "flat_zip_twice": ("flat zip", {**solution, "old/serial_reduce_student.cpp": starter[only("01_serial_recursive", starter)]},
+                           "ambiguous 01"),
     }
+
+
+# The flags each fixture's row must carry (the gradebook's `flags` column; others may be there too).
+FLAGS = {
+    "starter": ["unchanged-starter"],
+    "partial_01_03": ["missing:04,05,06,07"],
+    "compile_error_03": ["compile-error:03"],
+    "uses_cub_04": ["refused:04"],
+    "edited_checks": ["unchanged-starter", "ignored-files:2"],
+    "uncommitted_git": ["unchanged-starter", "uncommitted-changes:head"],
+    "flat_zip": ["matched-by-name"],
+    "flat_zip_twice": ["matched-by-name", "ambiguous:serial_reduce_student.cpp", "missing:01"],
+}
 
 
 def make(class_dir):
@@ -79,13 +99,20 @@ def make(class_dir):
         shutil.rmtree(class_dir)
     class_dir.mkdir(parents=True)
     for name, (form, files, _) in fixtures().items():
-        if form in ("folder", "git", "bare git"):
+        if form == "flat zip":
+            with zipfile.ZipFile(class_dir / f"{name}.zip", "w") as z:
+                for rel, text in files.items():
+                    z.writestr(Path(rel).name if rel.count("/") > 1 else rel, text)  # NN_name/starter/x: by name
+            continue
+        if form in ("folder", "git", "bare git", "uncommitted git"):
             write_tree(class_dir / name, files)
             if form != "folder":
                 git = ["git", "-C", str(class_dir / name), "-c", "user.name=student", "-c", "user.email=s@example.org"]
                 subprocess.run(git[:3] + ["init", "-q"], check=True)
                 subprocess.run(git + ["add", "-A"], check=True)
                 subprocess.run(git + ["commit", "-q", "-m", "my solutions"], check=True)
+            if form == "uncommitted git":
+                write_tree(class_dir / name, files_of("solution"))
             if form == "bare git":
                 subprocess.run(["git", "clone", "-q", "--bare", str(class_dir / name), str(class_dir / f"{name}.git")],
                                check=True)
@@ -167,6 +194,10 @@ def check(class_dir, grades):
                 want(all(t["status"] == "passed" for t in tasks if t is not hung and t is not lesson),
                      "every other task must pass")
             want(all(t["status"] == "passed" for t in host), "the other chapters must still be graded")
+        elif expect == "ambiguous 01":
+            want(all(t["status"] != "passed" for t in by_chapter("01_serial_recursive")), "chapter 01 must be the starter")
+            want(all(t["status"] == "passed" for t in host if t["chapter"] != "01_serial_recursive"),
+                 "the other chapters must still be graded")
         elif expect == "partial":
             want(sorted(g["missing_files"]) == sorted(k for k in files_of("starter") if k[:2] in ("04", "05", "06", "07")),
                  f"missing files: {g['missing_files']}")
@@ -174,6 +205,8 @@ def check(class_dir, grades):
             want(all(t["status"] == ("passed" if gpu or t in host else "not graded") for t in early),
                  "chapters 01-03 must be graded as solved")
             want(all(t["status"] != "passed" for t in tasks if t not in early), "chapters 04-07 are the starter")
+        for flag in FLAGS.get(name, []):
+            want(flag in g["flags"], f"not flagged {flag}: {g['flags']}")
         print(f"{name:<22} {g['points']:>3}/{g['max_points']:<3} not graded {g['not_graded']:<3} {g['seconds']:>6.0f} s")
     if problems:
         sys.exit("grader fixtures:\n  " + "\n  ".join(problems))

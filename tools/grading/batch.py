@@ -24,7 +24,8 @@ from . import reports, sandbox
 from .model import FAILED, Outcome, Task
 from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
 from .shortcuts import find_forbidden
-from .submission import find_course_root, ignored_files, open_submission, take_student_files
+from .submission import (COMMITTED_HEAD, find_by_name, find_course_root, ignored_files, open_submission,
+                         take_student_files, working_tree_files)
 from .workspace import BuildCache, CheckerTree, RunnerWorkspace, load_manifest
 
 
@@ -70,6 +71,18 @@ def grade_one(batch, worker, path, student, out_root, options):
             folder, how = None, f"unreadable: {e}"
         root = find_course_root(folder, ws.manifest) if folder else None
         files, missing = take_student_files(root, ws.manifest)
+        by_name = ambiguous = None
+        if root is None and folder is not None:  # the student files alone: read by name
+            files, missing, ambiguous = find_by_name(folder, ws.manifest)
+            by_name = bool(files)
+        uncommitted = None  # a git folder whose working tree differs from HEAD: which of the two was graded
+        if how == COMMITTED_HEAD:
+            tree_files, tree_missing = working_tree_files(path, ws.manifest)
+            if tree_files != files:
+                uncommitted = options.uncommitted
+                if options.uncommitted == "worktree":
+                    files, missing = tree_files, tree_missing
+                    how = "git repository (working tree, with its uncommitted changes)"
         ignored = ignored_files(root, Path(options.course_root), ws.manifest)
         ws.fresh()
         ws.lay_over(files)
@@ -124,7 +137,9 @@ def grade_one(batch, worker, path, student, out_root, options):
         blocked.update(refused)
         for ch in to_build:
             batch.cache.put(changed[ch], ws.runner_of(ch), blocked.get(ch))
-    flags = reports.flags_of(files, missing, ignored, ws.starter, problem, how)
+    flags = reports.flags_of(read_as=how, files=files, missing=missing, ignored=ignored, starter=ws.starter,
+                             sandbox_problem=problem, by_name=by_name, ambiguous=ambiguous, uncommitted=uncommitted,
+                             blocked=blocked)
     record = reports.grade_record(student, list(tasks.values()), graded, submission=str(path),
                                   read_as=how, graded_against=batch.checker.origin, gpu=batch.gpu_present,
                                   seed=batch.seed, sandbox="unsandboxed: " + problem if problem else "bubblewrap",
@@ -149,7 +164,7 @@ def grader_error_record(batch, path, student, error, out_root, seconds):
         task = tasks.setdefault(task_id, Task(task_id, chapter_of(task_id, manifest), name))
         task.add(Outcome(test["name"], FAILED, f"grader error: {error}"))
     record = reports.grade_record(student, list(tasks.values()), manifest, submission=str(path),
-                                  grader_error=error, gpu=False, seed=batch.seed, flags=["grader error"],
+                                  grader_error=error, gpu=False, seed=batch.seed, flags=["grader-error"],
                                   missing_files=[], ignored_files=[], seconds=round(seconds, 1))
     (out_root / reports.folder_name(student)).mkdir(parents=True, exist_ok=True)
     reports.write_all(record, out_root / reports.folder_name(student))

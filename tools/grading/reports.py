@@ -60,24 +60,42 @@ def spreadsheet_cell(text):
 def reproduce_command(path, student, seed, options):
     """`python3 tools/grade.py --submission ... --seed ...`: the same inputs again (a task adds --task NN.k)."""
     extra = (" --worktree" if options.worktree else "") + \
+        (" --uncommitted worktree" if options.uncommitted == "worktree" else "") + \
         (f" --gpu-arch {shlex.quote(options.gpu_arch)}" if options.gpu_arch != "native" else "")
     return (f"python3 tools/grade.py --submission {shlex.quote(str(path))} --student {shlex.quote(student)} "
             f"--seed {seed}{extra}")
 
 
-def flags_of(files, missing, ignored, starter, sandbox_problem, read_as):
-    """Everything odd about a submission, one short phrase each (the gradebook's `flags` column)."""
+def flags_of(*, read_as, files, missing, ignored, starter, sandbox_problem, by_name=None, ambiguous=None,
+             uncommitted=None, blocked=None):
+    """Everything odd about a submission, one short token each (the gradebook's `flags` column): unreadable,
+    empty, unchanged-starter, missing:<chapters>, matched-by-name, ambiguous:<file names>,
+    uncommitted-changes:<what was graded: head or worktree>, compile-error:<chapters>, refused:<chapters> (a
+    forbidden library or macro), ignored-files:<count>, unsandboxed. Chapters by number (missing:04,05)."""
+    numbers = lambda names: ",".join(sorted({n.split("_")[0] for n in names}))  # noqa: E731
     flags = []
     if read_as.startswith("unreadable"):
-        flags.append("unreadable submission")
+        flags.append("unreadable")
     elif not files:
-        flags.append("no student file found")
+        flags.append("empty")
     elif all(starter.get(key) == content for key, content in files.items()):
-        flags.append("every student file is the unchanged starter")
+        flags.append("unchanged-starter")
     if missing and files:
-        flags.append(f"{len(missing)} student file(s) missing")
+        flags.append("missing:" + numbers(missing))
+    if by_name:
+        flags.append("matched-by-name")
+    if ambiguous:
+        flags.append("ambiguous:" + ",".join(sorted(set(ambiguous))))
+    if uncommitted:
+        flags.append(f"uncommitted-changes:{uncommitted}")
+    failed_builds = [ch for ch, why in (blocked or {}).items() if why.startswith("does not compile")]
+    if failed_builds:
+        flags.append("compile-error:" + numbers(failed_builds))
+    refused = [ch for ch in (blocked or {}) if ch not in failed_builds]  # a forbidden library or macro
+    if refused:
+        flags.append("refused:" + numbers(refused))
     if ignored:
-        flags.append(f"{len(ignored)} other file(s) changed (ignored)")
+        flags.append(f"ignored-files:{len(ignored)}")
     if sandbox_problem:
         flags.append("unsandboxed")
     return flags

@@ -50,7 +50,7 @@ def write_jobs(entries, out_root, grade_script, options):
     tsv.write_text("".join(f"{Path(p).resolve()}\t{s}\n" for p, s in entries))
     passed = ["--gpu-arch", options.gpu_arch, "--chapter-timeout", str(options.chapter_timeout),
               "--build-timeout", str(options.build_timeout)] + (["--jobs", str(options.jobs)] if options.jobs else [])
-    passed += ["--seed", str(options.seed)]
+    passed += ["--seed", str(options.seed), "--uncommitted", options.uncommitted]
     if options.worktree:
         passed.append("--worktree")
     if options.no_lesson:

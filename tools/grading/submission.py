@@ -1,7 +1,9 @@
 """Opens a submission and takes the student's files from it, and nothing else.
 
-A submission is a folder (a copy of the course), a git repository (its committed HEAD is graded; a bare
-repository too), or a .tar.gz/.tgz/.tar/.zip archive of either. The course may sit one or two folders down.
+A submission is a folder (a copy of the course), a git repository (its committed HEAD is graded, or its working
+tree when the instructor asks; a bare repository too), or a .tar.gz/.tgz/.tar/.zip archive of either. The
+course may sit one or two folders down. A folder or archive of the student files alone, without the course's
+folders (what most learning platforms collect), is read by file name: each student file's name is unique.
 """
 import shutil
 import subprocess
@@ -105,6 +107,9 @@ def _git_export(git_dir, dest, scratch):
     return True
 
 
+COMMITTED_HEAD = "git repository (committed HEAD)"
+
+
 def open_submission(path, scratch):
     """A folder holding the submission's files; returns (folder, how it was read)."""
     path = Path(path).resolve()
@@ -117,7 +122,7 @@ def open_submission(path, scratch):
         return dest, f"archive {path.name}"
     if (path / ".git").is_dir() and not (path / ".git").is_symlink():
         if _git_export(path / ".git", dest, scratch):
-            return dest, "git repository (committed HEAD)"
+            return dest, COMMITTED_HEAD
         return path, "git repository without commits (working tree)"
     if (path / "HEAD").is_file() and (path / "objects").is_dir():
         if _git_export(path, dest, scratch):
@@ -152,6 +157,40 @@ def take_student_files(root, manifest):
             else:
                 missing.append(f"{chapter}/{f}")
     return found, missing
+
+
+def _regular_files(folder, depth):
+    """Regular files (no link, nothing through a linked folder) at most `depth` folders below `folder`."""
+    level, found = [folder], []
+    for _ in range(depth + 1):
+        found += [p for d in level for p in sorted(d.iterdir()) if p.is_file() and not p.is_symlink()]
+        level = [c for d in level for c in sorted(d.iterdir())
+                 if c.is_dir() and not c.is_symlink() and not c.name.startswith(".")]
+    return found
+
+
+def find_by_name(folder, manifest, depth=3):
+    """For a submission without the course's folders: ({(chapter, path): bytes} of the student files found by
+    name, [missing files as 'chapter/path'], [names found more than once, not taken])."""
+    by_name = {}
+    for p in _regular_files(folder, depth):
+        by_name.setdefault(p.name, []).append(p)
+    found, missing, ambiguous = {}, [], []
+    for chapter, files in manifest.items():
+        for f in files:
+            candidates = by_name.get(PurePosixPath(f).name, [])
+            if len(candidates) == 1:
+                found[(chapter, f)] = candidates[0].read_bytes()
+            else:
+                missing.append(f"{chapter}/{f}")
+                if candidates:
+                    ambiguous.append(PurePosixPath(f).name)
+    return found, missing, ambiguous
+
+
+def working_tree_files(path, manifest):
+    """A git folder's student files as its working tree holds them (uncommitted edits included)."""
+    return take_student_files(find_course_root(Path(path).resolve(), manifest), manifest)
 
 
 def ignored_files(root, pristine_src, manifest, limit=50):
