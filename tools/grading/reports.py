@@ -145,15 +145,18 @@ def write_junit(record, path):
 
 
 def write_gradescope(record, path):
-    """Gradescope's autograder results.json: a task not graded is worth 0 of 0 and says why."""
+    """Gradescope's autograder results.json: a task not graded is worth 0 of 0, says why, and has no status
+    (Gradescope knows only passed and failed)."""
     tests = []
     for t in record["tasks"]:
         graded = t["status"] != NOT_GRADED
-        tests.append({"name": f"TODO({t['task']}) {t['name']}", "number": t["task"],
-                      "score": 1 if t["status"] == PASSED else 0, "max_score": 1 if graded else 0,
-                      "status": "passed" if t["status"] == PASSED else "failed",
-                      "output": t["reason"] if graded else f"not graded: {t['reason']}"})
-    notes = []
+        test = {"name": f"TODO({t['task']}) {t['name']}" + ("" if graded else " (not graded)"), "number": t["task"],
+                "score": 1 if t["status"] == PASSED else 0, "max_score": 1 if graded else 0,
+                "output": t["reason"] if graded else f"not graded: {t['reason']}"}
+        if graded:
+            test["status"] = "passed" if t["status"] == PASSED else "failed"
+        tests.append(test)
+    notes = ["flags: " + ", ".join(record["flags"])] if record.get("flags") else []
     if record.get("ignored_files"):
         notes.append("ignored (not the student's files): " + ", ".join(record["ignored_files"]))
     if record.get("missing_files"):
