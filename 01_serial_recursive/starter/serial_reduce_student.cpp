@@ -1,5 +1,6 @@
-// Chapter 01: your file. Fill in the TODOs in order; `meson test -C build --suite 01_serial_recursive`
-// checks each one. Read 01_serial_recursive/README.md first.
+// Chapter 01: your file. Fill in the TODOs in order;
+// `meson test -C build --suite 01_serial_recursive --print-errorlogs` checks each one. Read
+// 01_serial_recursive/README.md first.
 #include "serial_reduce.hpp"
 
 std::int64_t serial_sum(const int* data, std::size_t n)

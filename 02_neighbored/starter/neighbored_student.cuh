@@ -1,7 +1,7 @@
 // Chapter 02: your file. It holds only the two kernels; neighbored_launch.cu (given) checks the arguments and
 // launches them, pass after pass, and neighbored_given.cuh says what they receive. Fill in TODO(02.1) and
-// TODO(02.2); `meson test -C build --suite 02_neighbored --no-suite large --no-suite lesson` checks each task
-// (README, "Your tasks", for the rest). Read 02_neighbored/README.md first.
+// TODO(02.2); `meson test -C build --suite 02_neighbored --no-suite large --no-suite lesson --print-errorlogs`
+// checks each task (README, "Your tasks", for the rest). Read 02_neighbored/README.md first.
 #include "neighbored_given.cuh"
 
 namespace {

@@ -1,6 +1,6 @@
 // Chapter 04: your file. Fill in the TODOs in order - each task builds on the one before - and check each one
-// with `meson test -C build --suite 04_unroll_warp --no-suite large --no-suite lesson` (README, "Check your
-// work", for the rest). Read 04_unroll_warp/README.md first.
+// with `meson test -C build --suite 04_unroll_warp --no-suite large --no-suite lesson --print-errorlogs`
+// (README, "Check your work", for the rest). Read 04_unroll_warp/README.md first.
 //
 // It holds only your device code and one table: TODO(04.1) thread_sum_unrolled, TODO(04.2) last_warp_sum,
 // TODO(04.3) tree_sum_complete_unroll, TODO(04.4) thread_sum_grid_stride, TODO(04.5) ShflWarpSum, CgWarpSum

@@ -1,5 +1,5 @@
 // Chapter 05: your file. Read 05_nested_dynamic/README.md first, then fill in the TODOs in order;
-// `meson test -C build --suite 05_nested_dynamic --no-suite large --no-suite lesson` checks each one.
+// `meson test -C build --suite 05_nested_dynamic --no-suite large --no-suite lesson --print-errorlogs` checks each one.
 // The prefix seed_ marks the tutorial's scheme (05.1), strided_ the book's (05.2); it is unrelated to the
 // random seed.
 //

@@ -2,8 +2,8 @@
 // kernels with their device helpers (TODO(06.2) .. TODO(06.5)). ../histogram_given.cuh gives kBins, kLanes,
 // kVectorsPerIteration and course::split_for_vectors; ../histogram_launch.cu (argument checks, zeroing the bins,
 // grid sizes, launches, launch checks) is done and calls your kernels. Fill in the TODOs in order;
-// `meson test -C build --suite 06_atomic_histogram --no-suite large --no-suite lesson` checks each one. Read
-// 06_atomic_histogram/README.md first (its "Hints" sections say how, if you are stuck).
+// `meson test -C build --suite 06_atomic_histogram --no-suite large --no-suite lesson --print-errorlogs` checks
+// each one. Read 06_atomic_histogram/README.md first (its "Hints" sections say how, if you are stuck).
 #include "histogram_given.cuh"
 
 namespace {

@@ -4,8 +4,8 @@
 // the TODOs in order: TODO(07.1) hillis_steele_kernel; TODO(07.2) conflict_free, blelloch_exclusive_scan,
 // blelloch_tiles_kernel; TODO(07.3) add_tile_offsets_kernel, multiblock_levels; TODO(07.4) warp_inclusive_scan,
 // block_scan_items, scan_tiles_kernel; TODO(07.5) decoupled_look_back.
-// `meson test -C build --suite 07_scan --no-suite large --no-suite lesson` checks each one (TODO(07.3) builds
-// on your 07.2 kernel, TODO(07.5) on your 07.4 block scan). Read 07_scan/README.md first.
+// `meson test -C build --suite 07_scan --no-suite large --no-suite lesson --print-errorlogs` checks each one
+// (TODO(07.3) builds on your 07.2 kernel, TODO(07.5) on your 07.4 block scan). Read 07_scan/README.md first.
 #include "scan_given.cuh"
 
 namespace scan_detail {
