@@ -205,6 +205,11 @@ def check(class_dir, grades):
             want(all(t["status"] == ("passed" if gpu or t in host else "not graded") for t in early),
                  "chapters 01-03 must be graded as solved")
             want(all(t["status"] != "passed" for t in tasks if t not in early), "chapters 04-07 are the starter")
+        report = (grades / name / "report.md").read_text()
+        want((grades / name / "report.html").read_text().startswith("<!DOCTYPE html>"), "no report.html")
+        for t in tasks:
+            if t["status"] == "failed":
+                want(f"meson test -C build '{t['chapter']}:" in report, f"report.md has no command for {t['task']}")
         for flag in FLAGS.get(name, []):
             want(flag in g["flags"], f"not flagged {flag}: {g['flags']}")
         print(f"{name:<22} {g['points']:>3}/{g['max_points']:<3} not graded {g['not_graded']:<3} {g['seconds']:>6.0f} s")

@@ -5,6 +5,7 @@ without a GPU) is listed apart, per chapter and in the total, never counted as 0
 """
 import csv
 import hashlib
+import html
 import json
 import re
 import shlex
@@ -179,12 +180,73 @@ def write_gradebook(records, chapters, path):
 
 
 
+def student_report(record):
+    """The report a student reads: [(kind, text)] lines, kind one of title, line, heading, row, code. Each task
+    that failed shows its first failure and the command that runs its checks again, with the same inputs, in
+    the student's own build of the course."""
+    seed = record.get("seed")
+    out = [("title", f"Grade of {printable(record['student'])}"),
+           ("line", f"{record['points']} of {record['max_points']} points; tasks not graded: {record['not_graded']}."
+                    + (f" Inputs drawn with seed {seed}." if seed is not None else "")),
+           ("line", "Flags: " + (", ".join(record.get("flags", [])) or "none") + ".")]
+    if record.get("grader_error"):
+        out.append(("line", f"The grader itself failed: {record['grader_error']}"))
+    out.append(("heading", "Chapters"))
+    for chapter, c in record["chapters"].items():
+        out.append(("row", f"{chapter}: {c['points']} of {c['max_points']}"
+                           + (f", {c['not_graded']} not graded" if c["not_graded"] else "")))
+    out.append(("heading", "Tasks"))
+    for t in record["tasks"]:
+        out.append(("row", f"TODO({t['task']}) {t['name']}: {t['status']}"))
+        if t["status"] == PASSED:
+            continue
+        out.append(("line", t["reason"] or "(no reason recorded)"))
+        if t["status"] == FAILED:
+            failed = [x["test"] for x in t.get("tests", []) if x.get("status") == FAILED] or [t["name"]]
+            prefix = f"COURSE_SEED={seed} " if seed is not None else ""
+            out.append(("line", f"The task's README section: {t['chapter']}/README.md, task {t['task']}. "
+                                "Run its checks again, with the same inputs:"))
+            out.append(("code", f"{prefix}meson test -C build {shlex.quote(t['chapter'] + ':' + failed[0])} "
+                                "--print-errorlogs"))
+    return out
+
+
+def write_student_report(record, md_path, html_path):
+    """report.md and report.html (one file, no outside resource) from student_report(); text from the checks or
+    the student's name is escaped in both (a Markdown viewer shows raw HTML otherwise)."""
+    md, body, in_item = [], [], False
+    for kind, text in student_report(record):
+        safe = html.escape(text, quote=False)
+        if kind == "title":
+            md.append(f"# {safe}\n")
+            body.append(f"<h1>{safe}</h1>")
+        elif kind == "heading":
+            md.append(f"\n## {safe}\n")
+            body.append(f"<h2>{safe}</h2>")
+            in_item = False
+        elif kind == "row":
+            md.append(f"- {safe}")
+            body.append(f"<p><b>{safe}</b></p>")
+            in_item = True
+        elif kind == "code":
+            md.append("\n" + ("      " if in_item else "    ") + text + "\n")
+            body.append(f"<pre>{safe}</pre>")
+        else:
+            md.append(("  " if in_item else "") + safe)
+            body.append(f"<p>{safe}</p>")
+    md_path.write_text("\n".join(md) + "\n")
+    html_path.write_text("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" +
+                         html.escape(f"Grade of {printable(record['student'])}") + "</title></head><body>\n" +
+                         "\n".join(body) + "\n</body></html>\n")
+
+
 def write_all(record, out_dir):
-    """grade.json, grade.junit.xml and results.json (Gradescope) in out_dir."""
+    """grade.json, grade.junit.xml, results.json (Gradescope), and report.md / report.html for the student."""
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(record, out_dir / "grade.json")
     write_junit(record, out_dir / "grade.junit.xml")
     write_gradescope(record, out_dir / "results.json")
+    write_student_report(record, out_dir / "report.md", out_dir / "report.html")
 
 
 def merge_gradebook(out_root, chapters):
