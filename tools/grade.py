@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grading import reports, slurm  # noqa: E402
+from grading import summary as summary_page  # noqa: E402
 from grading.batch import grade_batch  # noqa: E402
 from grading.runner import Build, gpu_works, run_tasks  # noqa: E402
 from grading.submission import ARCHIVES, student_id  # noqa: E402
@@ -94,7 +95,8 @@ def grade_submissions(args):
         reports.print_table(records[0], out=lambda line: print("    " + line))
     if args.class_dir:
         reports.write_gradebook(records, list(load_manifest()), out_root / "gradebook.csv")
-        print(f"gradebook: {out_root / 'gradebook.csv'}")
+        summary_page.write_class_summary(records, list(load_manifest()), out_root / "summary.html")
+        print(f"gradebook: {out_root / 'gradebook.csv'}; class summary: {out_root / 'summary.html'}")
     print("\n".join(summary))
     print(f"reports under {out_root}")
 
@@ -161,6 +163,7 @@ def main():
         grade_build(args)
     elif args.merge:
         records = reports.merge_gradebook(Path(args.merge).resolve(), list(load_manifest()))
+        summary_page.write_class_summary(records, list(load_manifest()), Path(args.merge).resolve() / "summary.html")
         print(f"gradebook: {Path(args.merge).resolve() / 'gradebook.csv'} ({len(records)} students)")
     else:
         grade_submissions(args)

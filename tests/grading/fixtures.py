@@ -148,6 +148,9 @@ def check(class_dir, grades):
     rows = (grades / "gradebook.csv").read_text().splitlines()
     if len(rows) - 1 != len(fixtures()):
         problems.append(f"gradebook.csv has {len(rows) - 1} rows, expected {len(fixtures())}")
+    summary = (grades / "summary.html").read_text()
+    if f"Class summary: {len(fixtures())} submissions" not in summary or "TODO(01.1) serial_sum" not in summary:
+        problems.append("summary.html lacks the class's count or the task table")
     for name, (_, _, expect) in fixtures().items():
         g = json.loads((grades / name / "grade.json").read_text())
         tasks = g["tasks"]
