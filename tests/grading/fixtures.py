@@ -74,6 +74,8 @@ def fixtures():
         "uncommitted_git": ("uncommitted git", starter, "zero"),
         # the seven student files alone, as a learning platform collects them
         "flat_zip": ("flat zip", solution, "all"),
+        # the solution, made from another student edition (tools/release.py's course-edition.json)
+        "other_version": ("folder", {**solution, "course-edition.json": json.dumps({"commit": "0" * 40})}, "all"),
         # the same with chapter 01's file twice (an old copy in a folder): neither is taken, 01 is the starter
         "flat_zip_twice": ("flat zip", {**solution, "old/serial_reduce_student.cpp": starter[only("01_serial_recursive", starter)]},
                            "ambiguous 01"),
@@ -89,6 +91,7 @@ FLAGS = {
     "edited_checks": ["unchanged-starter", "ignored-files:2"],
     "uncommitted_git": ["unchanged-starter", "uncommitted-changes:head"],
     "flat_zip": ["matched-by-name"],
+    "other_version": ["other-version:000000000000"],
     "flat_zip_twice": ["matched-by-name", "ambiguous:serial_reduce_student.cpp", "missing:01"],
 }
 

@@ -10,6 +10,7 @@ in the runner sandbox (tools/grading/sandbox.py). A crash, hang or grader error 
 import hashlib
 import os
 import queue
+import re
 import secrets
 import shutil
 import subprocess
@@ -24,8 +25,8 @@ from . import reports, sandbox
 from .model import FAILED, Outcome, Task
 from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
 from .shortcuts import find_forbidden
-from .submission import (COMMITTED_HEAD, find_by_name, find_course_root, ignored_files, open_submission,
-                         take_student_files, working_tree_files)
+from .submission import (COMMITTED_HEAD, edition_commit, find_by_name, find_course_root, ignored_files,
+                         open_submission, take_student_files, working_tree_files)
 from .workspace import BuildCache, CheckerTree, RunnerWorkspace, load_manifest
 
 
@@ -84,6 +85,11 @@ def grade_one(batch, worker, path, student, out_root, options):
                     files, missing = tree_files, tree_missing
                     how = "git repository (working tree, with its uncommitted changes)"
         ignored = ignored_files(root, Path(options.course_root), ws.manifest)
+        # made from another edition of the course than the commit graded against (course-edition.json)
+        graded_commit = re.match(r"commit ([0-9a-f]{12}) ", batch.checker.origin)
+        made_from = edition_commit(root)
+        other_version = made_from[:12] if made_from and graded_commit and not made_from.startswith(
+            graded_commit.group(1)) else None
         ws.fresh()
         ws.lay_over(files)
         read_s = time.monotonic() - start
@@ -139,7 +145,7 @@ def grade_one(batch, worker, path, student, out_root, options):
             batch.cache.put(changed[ch], ws.runner_of(ch), blocked.get(ch))
     flags = reports.flags_of(read_as=how, files=files, missing=missing, ignored=ignored, starter=ws.starter,
                              sandbox_problem=problem, by_name=by_name, ambiguous=ambiguous, uncommitted=uncommitted,
-                             blocked=blocked)
+                             blocked=blocked, other_version=other_version)
     record = reports.grade_record(student, list(tasks.values()), graded, submission=str(path),
                                   read_as=how, graded_against=batch.checker.origin, gpu=batch.gpu_present,
                                   seed=batch.seed, sandbox="unsandboxed: " + problem if problem else "bubblewrap",

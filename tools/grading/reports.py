@@ -68,11 +68,11 @@ def reproduce_command(path, student, seed, options):
 
 
 def flags_of(*, read_as, files, missing, ignored, starter, sandbox_problem, by_name=None, ambiguous=None,
-             uncommitted=None, blocked=None):
+             uncommitted=None, blocked=None, other_version=None):
     """Everything odd about a submission, one short token each (the gradebook's `flags` column): unreadable,
     empty, unchanged-starter, missing:<chapters>, matched-by-name, ambiguous:<file names>,
     uncommitted-changes:<what was graded: head or worktree>, compile-error:<chapters>, refused:<chapters> (a
-    forbidden library or macro), ignored-files:<count>, unsandboxed. Chapters by number (missing:04,05)."""
+    forbidden library or macro), other-version:<the edition's commit>, ignored-files:<count>, unsandboxed. Chapters by number (missing:04,05)."""
     numbers = lambda names: ",".join(sorted({n.split("_")[0] for n in names}))  # noqa: E731
     flags = []
     if read_as.startswith("unreadable"):
@@ -95,6 +95,8 @@ def flags_of(*, read_as, files, missing, ignored, starter, sandbox_problem, by_n
     refused = [ch for ch in (blocked or {}) if ch not in failed_builds]  # a forbidden library or macro
     if refused:
         flags.append("refused:" + numbers(refused))
+    if other_version:
+        flags.append(f"other-version:{other_version}")
     if ignored:
         flags.append(f"ignored-files:{len(ignored)}")
     if sandbox_problem:

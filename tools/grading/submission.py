@@ -5,6 +5,8 @@ tree when the instructor asks; a bare repository too), or a .tar.gz/.tgz/.tar/.z
 course may sit one or two folders down. A folder or archive of the student files alone, without the course's
 folders (what most learning platforms collect), is read by file name: each student file's name is unique.
 """
+import json
+import re
 import shutil
 import subprocess
 import tarfile
@@ -13,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
 # Never reported as ignored files: build outputs and tool caches.
-_NOISE = ("build", ".git", "__pycache__", "grades", "packagecache", "doctest-")
+_NOISE = ("build", ".git", "__pycache__", "grades", "packagecache", "doctest-", "course-edition.json")
 
 
 def student_id(path):
@@ -191,6 +193,18 @@ def find_by_name(folder, manifest, depth=3):
 def working_tree_files(path, manifest):
     """A git folder's student files as its working tree holds them (uncommitted edits included)."""
     return take_student_files(find_course_root(Path(path).resolve(), manifest), manifest)
+
+
+def edition_commit(root):
+    """The commit a student edition was made from (its course-edition.json, tools/release.py), or None."""
+    manifest = root / "course-edition.json" if root else None
+    if manifest is None or not manifest.is_file() or manifest.is_symlink() or manifest.stat().st_size > (1 << 20):
+        return None
+    try:
+        commit = json.loads(manifest.read_text()).get("commit")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return None
+    return commit if isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit) else None
 
 
 def ignored_files(root, pristine_src, manifest, limit=50):
