@@ -10,7 +10,6 @@ in the runner sandbox (tools/grading/sandbox.py). A crash, hang or grader error 
 import hashlib
 import os
 import queue
-import re
 import secrets
 import shutil
 import subprocess
@@ -27,7 +26,7 @@ from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
 from .shortcuts import find_forbidden
 from .submission import (COMMITTED_HEAD, edition_commit, find_by_name, find_course_root, ignored_files,
                          open_submission, take_student_files, working_tree_files)
-from .workspace import BuildCache, CheckerTree, RunnerWorkspace, load_manifest
+from .workspace import BuildCache, CheckerTree, RunnerWorkspace, load_manifest, origin_commit
 
 
 def visible_gpus():
@@ -86,10 +85,9 @@ def grade_one(batch, worker, path, student, out_root, options):
                     how = "git repository (working tree, with its uncommitted changes)"
         ignored = ignored_files(root, Path(options.course_root), ws.manifest)
         # made from another edition of the course than the commit graded against (course-edition.json)
-        graded_commit = re.match(r"commit ([0-9a-f]{12}) ", batch.checker.origin)
-        made_from = edition_commit(root)
-        other_version = made_from[:12] if made_from and graded_commit and not made_from.startswith(
-            graded_commit.group(1)) else None
+        graded_commit, made_from = origin_commit(batch.checker.origin), edition_commit(root)
+        other_version = (made_from[:12] if made_from and graded_commit and not made_from.startswith(graded_commit)
+                         else None)
         ws.fresh()
         ws.lay_over(files)
         read_s = time.monotonic() - start

@@ -134,16 +134,19 @@ def open_submission(path, scratch):
     raise ValueError(f"{path}: not a folder, git repository or {'/'.join(ARCHIVES)} archive")
 
 
-def find_course_root(folder, manifest, depth=3):
-    """The folder (at most `depth` levels down) that holds the chapters' student files."""
+def _folders(folder, depth):
+    """`folder` and the folders below it, level by level, at most `depth` down: no link, no hidden folder."""
     level = [folder]
     for _ in range(depth + 1):
-        for d in level:
-            if any((d / ch / f).is_file() for ch, files in manifest.items() for f in files):
-                return d
+        yield from level
         level = [c for d in level for c in sorted(d.iterdir()) if c.is_dir() and not c.is_symlink()
                  and not c.name.startswith(".")]
-    return None
+
+
+def find_course_root(folder, manifest, depth=3):
+    """The folder (at most `depth` levels down) that holds the chapters' student files."""
+    return next((d for d in _folders(folder, depth)
+                 if any((d / ch / f).is_file() for ch, files in manifest.items() for f in files)), None)
 
 
 def take_student_files(root, manifest):
@@ -161,22 +164,14 @@ def take_student_files(root, manifest):
     return found, missing
 
 
-def _regular_files(folder, depth):
-    """Regular files (no link, nothing through a linked folder) at most `depth` folders below `folder`."""
-    level, found = [folder], []
-    for _ in range(depth + 1):
-        found += [p for d in level for p in sorted(d.iterdir()) if p.is_file() and not p.is_symlink()]
-        level = [c for d in level for c in sorted(d.iterdir())
-                 if c.is_dir() and not c.is_symlink() and not c.name.startswith(".")]
-    return found
-
-
 def find_by_name(folder, manifest, depth=3):
     """For a submission without the course's folders: ({(chapter, path): bytes} of the student files found by
     name, [missing files as 'chapter/path'], [names found more than once, not taken])."""
     by_name = {}
-    for p in _regular_files(folder, depth):
-        by_name.setdefault(p.name, []).append(p)
+    for d in _folders(folder, depth):
+        for p in sorted(d.iterdir()):
+            if p.is_file() and not p.is_symlink():
+                by_name.setdefault(p.name, []).append(p)
     found, missing, ambiguous = {}, [], []
     for chapter, files in manifest.items():
         for f in files:

@@ -93,6 +93,12 @@ def configure(src, build_dir, gpu_arch, log):
     return Build(build_dir)
 
 
+def origin_commit(origin):
+    """The 12 hex digits of the commit an export_tree() origin names, or None (a working tree)."""
+    m = re.match(r"commit ([0-9a-f]{12}) of ", origin)
+    return m.group(1) if m else None
+
+
 class CheckerTree:
     """The instructor's checks, built once: every graded test program and the GPU probe (common's helpers)."""
 
