@@ -171,6 +171,10 @@ void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::
     const unsigned first_wait_ns = one_wave ? 0u : look_back_first_wait_ns;
     const std::size_t tiles_ahead = std::max<std::size_t>(1, input_prefetch_bytes / (tile_items * sizeof(T)));
     const unsigned prefetch_ahead = one_wave ? 0u : static_cast<unsigned>(tiles_ahead);
+    // The scratch's bookkeeping must follow the GPU: an error left pending by earlier work is reported before the
+    // launch (nothing runs, nothing changes), and after it an error is this launch's (it never ran); only a
+    // launch that happened advances the bookkeeping.
+    CUDA_CHECK_LAUNCH();
     single_pass_kernel<T><<<tiles, block, 0, stream>>>(in, out, n, scratch.single_pass_status(),
                                                        scratch.look_back_timeout(), first_wait_ns, prefetch_ahead,
                                                        kind, vector_io(in, out));

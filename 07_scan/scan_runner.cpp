@@ -5,7 +5,9 @@
 // `kind` (0 inclusive, 1 exclusive). The multi-tile scans use the ScanScratch for `max_n` elements, made on the
 // first call that asks for that max_n and kept for the calls after it (the contract's "created once for the
 // largest n and reused"). A single-pass call waits for its stream and then runs scratch.check(): a look-back
-// that gave up waiting becomes an error reply with its message.
+// that gave up waiting becomes an error reply with its message. With the parameter pending_error = 1 a CUDA
+// error that has nothing to do with the scan is left pending just before the call (the given-code check of
+// the launcher's bookkeeping).
 //
 // probe_decoupled_look_back: buffer 0 the prepared statuses, parameters tile, aggregate, late_tile (absent: no
 // late tile) and late_word; it writes the 32 lanes' prefixes to buffer 1 and {published, 1 if the late writer
@@ -54,6 +56,7 @@ void single_pass(Call& c)
 {
     ScanScratch& scratch = scratch_of(c);
     const cudaStream_t stream = c.stream();
+    if (c.param("pending_error") == 1) (void)cudaSetDevice(-1);  // an unrelated error, left pending (not sticky)
     scan_single_pass(c.buffer<T>(0), c.buffer<T>(1), kind_of(c), c.n, c.block, scratch, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     scratch.check(std::is_same_v<T, float> ? "scan_single_pass<float>" : "scan_single_pass");
