@@ -7,9 +7,10 @@
 #include "course/progression.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 
 // Every step's signature: the launchers', with a pointer to the workspace, which only the 04.6 kernel uses
-// (the others may be given nullptr).
+// (the others may be given nullptr; the 04.6 step rejects it).
 using IntReduce = void(const int* d_in, long long* d_total, std::size_t n, int block, ReduceWorkspace* workspace,
                        cudaStream_t stream);
 
@@ -20,10 +21,14 @@ void without_workspace(const int* d_in, long long* d_total, std::size_t n, int b
     Launch(d_in, d_total, n, block, stream);
 }
 
+// A step that needs the workspace refuses a null one, before anything runs, as the launchers refuse bad
+// arguments.
 template <void (*Launch)(const int*, long long*, std::size_t, int, ReduceWorkspace&, cudaStream_t)>
 void with_workspace(const int* d_in, long long* d_total, std::size_t n, int block, ReduceWorkspace* workspace,
                     cudaStream_t stream)
 {
+    if (workspace == nullptr)
+        throw std::invalid_argument("this step of the progression needs a ReduceWorkspace (workspace is nullptr)");
     Launch(d_in, d_total, n, block, *workspace, stream);
 }
 

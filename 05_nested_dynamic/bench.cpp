@@ -16,11 +16,13 @@
 #include "course/data.hpp"
 #include "course/device.hpp"
 #include "course/device_buffer.hpp"
+#include "course/launch.hpp"
 #include "course/reference.hpp"
 #include "course/report.hpp"
 #include "course/sweep.hpp"
 #include "course/timer.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -102,7 +104,16 @@ int main(int argc, char** argv)
         course::DeviceBuffer<int> d_in(n);
         d_in.copy_from_host(data);
         course::DeviceBuffer<long long> d_total(1);
+        // The workspace reserves the pending-launch slots a tree of n ints needs (nested.hpp): what the driver
+        // kept, and the device memory the workspace took besides its own buffers.
+        const std::size_t free_before = course::free_device_memory();
         NestedWorkspace workspace(n);
+        const std::size_t taken = free_before - std::min(free_before, course::free_device_memory());
+        const std::size_t buffers = course::ceil_div(n, nested_segment) * (nested_segment / 2 + 1) * sizeof(long long);
+        std::size_t limit = 0;
+        CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
+        std::cout << "NestedWorkspace(" << n << "): pending-launch limit now " << limit << "; device memory taken "
+                  << (taken >> 20) << " MiB, of which its buffers " << (buffers >> 20) << " MiB\n";
         const double bytes = static_cast<double>(n * sizeof(int));
 
         // ---- 1. the progression at n
@@ -111,9 +122,7 @@ int main(int argc, char** argv)
         bool all_verified = true;
         for (const auto& step : nested_progression) {
             if (!args.wants(step.name)) continue;
-            const std::size_t free_before = course::free_device_memory();
             std::uint64_t launches = 0;
-            // The first (verified) run raises the pending-launch limit; the timed runs find it raised.
             const auto timing = course::time_gpu_verified(
                 step.name, [&] { step.launch(d_in.data(), d_total.data(), n, workspace, nullptr); },
                 [&] { return verify(step, workspace, d_total, expected, launches); }, args.runs);
@@ -124,14 +133,7 @@ int main(int argc, char** argv)
             std::uint64_t last_launches = 0;
             if (const std::string wrong = verify(step, workspace, d_total, expected, last_launches); !wrong.empty())
                 throw std::runtime_error(std::string(step.name) + ": the last timed run " + wrong);
-            if (makes_device_launches(step)) {
-                std::size_t limit = 0;
-                CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
-                const std::size_t free_after = course::free_device_memory();
-                std::cout << step.name << ": " << launches << " device launches; pending-launch limit now " << limit
-                          << " (device memory its first run took: "
-                          << (free_before > free_after ? (free_before - free_after) >> 20 : 0) << " MiB)\n";
-            }
+            if (makes_device_launches(step)) std::cout << step.name << ": " << launches << " device launches\n";
             table.add(step.name, *timing, bytes);
             timed[step.name] = {*timing, launches};
         }

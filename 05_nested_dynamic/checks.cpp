@@ -376,3 +376,33 @@ TEST_CASE("given flat_reduce: sizes 0 to 2^26, negative values, 64-bit totals, o
     Call c = reduction_call(flat, data, 999983);
     check_sum(flat.task, c.on_own_stream(), data, 999983, call(flat.op, 999983) + " on a stream of its own");
 }
+
+// The launchers make no device-wide call: the workspace reserved the pending-launch slots when it was made. A
+// launcher that raised the limit itself (cudaDeviceSetLimit) waited there for all of the GPU's work.
+TEST_CASE("given nested_reduce returns at once while a stream is held: the workspace reserved its launches")
+{
+    REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    const std::size_t n = (std::size_t{1} << 24) + 7;  // 262,145 pending launches: far past the default 2048
+    const IntData data(course::random_ints(n, seed(14)));
+    Call c("nested_reduce_while_busy", n);
+    c.input(data.input(), 0, n).output<long long>(1, poison).param("busy_ms", 2000).timeout(std::chrono::seconds(60));
+    const Result r = course::checker::run(c);
+    if (!returned("given nested_reduce", call("nested_reduce", n) + " while a stream is held for 2 s", r)) return;
+    const long long us = r.number("launch_us");
+    VERIFY(us >= 0 && us < 250000,
+           "given nested_reduce: the launcher took " << us / 1000 << " ms on the host while another stream was held "
+               "for 2 s: it waited for the whole GPU (a device-wide call such as cudaDeviceSetLimit), which a "
+               "stream-ordered launcher must not do");
+}
+
+TEST_CASE("given NestedWorkspace refuses more than nested_max_n ints, naming the pending launches it would need")
+{
+    REQUIRE_GPU();
+    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    const IntData data(course::random_ints(10, seed(15)));
+    Call c("nested_reduce", 10);
+    c.input(data.input(), 0, 10).output<long long>(1, poison).param("max_n", static_cast<long long>(nested_max_n + 1));
+    course::testing::check_rejected("given NestedWorkspace", "a workspace for nested_max_n + 1 ints",
+                                    course::checker::run(c), "pending-launch");
+}

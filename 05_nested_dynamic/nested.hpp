@@ -46,9 +46,16 @@ private:
     std::uint64_t device_launches_;
 };
 
+// The largest n a NestedWorkspace is made for: the launch tree of nested_reduce holds up to 1 + n/64
+// pending-launch slots (docs/05_nested_dynamic.md), 2^22 + 1 here, and was run at this size (demo, benchmark).
+constexpr std::size_t nested_max_n = std::size_t{1} << 28;
+
 // The device memory of one nested reduction for inputs of up to max_n ints: the level buffer (nested_segment / 2
 // 64-bit values per segment, 4 bytes per input element), one partial sum per segment, and the status.
 // Allocated once and reused, so that a benchmark times the kernels and not cudaMalloc.
+// Making one also raises the device-wide pending-launch limit to what a tree of max_n ints needs (only ever
+// raises it): a device-wide call that waits for the whole GPU, made here once, so that the launchers, which are
+// stream-ordered, never make it. Throws std::invalid_argument for max_n > nested_max_n.
 class NestedWorkspace {
 public:
     explicit NestedWorkspace(std::size_t max_n);

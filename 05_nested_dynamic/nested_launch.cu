@@ -57,8 +57,8 @@ std::size_t seed_pending_launches(std::size_t n)
 }
 std::size_t strided_pending_launches() { return 8 + 1; }  // strides 128, 64, ..., 1, then sum_partials
 
-// The limit must be in place before the top-level launch. It is only ever raised (a device-wide call that waits
-// for the GPU), so a warm-up run pays for the reservation and timed runs do not.
+// The limit must be in place before the top-level launch. It is only ever raised, by the workspace when it is
+// made: a device-wide call that waits for the whole GPU, which a stream-ordered launcher must not make.
 void raise_pending_launch_limit(std::size_t needed)
 {
     needed = std::max(needed, default_pending_launches);
@@ -72,9 +72,9 @@ void raise_pending_launch_limit(std::size_t needed)
 // The launchers' access to the workspace (a friend of NestedWorkspace).
 struct NestedLaunch {
     // Checks the arguments; for n = 0 writes *d_total = 0 and returns false (nothing to launch). Otherwise
-    // raises the pending-launch limit, zeroes the status on `stream` and returns true with `args` filled in.
+    // zeroes the status on `stream` and returns true with `args` filled in.
     static bool prepare(const char* launcher, const int* d_in, long long* d_total, std::size_t n,
-                        NestedWorkspace& ws, std::size_t pending_launches, cudaStream_t stream, NestedArgs& args)
+                        NestedWorkspace& ws, cudaStream_t stream, NestedArgs& args)
     {
         course::check_pointer(launcher, "d_in", d_in, n > 0);
         course::check_pointer(launcher, "d_total", d_total);
@@ -88,7 +88,6 @@ struct NestedLaunch {
             ws.launched_ = NestedWorkspace::Launched::empty;
             return false;
         }
-        raise_pending_launch_limit(pending_launches);
         CUDA_CHECK(cudaMemsetAsync(ws.status_.data(), 0, sizeof(NestedStatus), stream));
         args = NestedArgs{d_in,          n,      segments, ws.work_.data(), ws.partials_.data(), d_total,
                           ws.status_.data(), ws.fail_launches_, ws.widen_races_};
@@ -97,12 +96,24 @@ struct NestedLaunch {
     static void launched(NestedWorkspace& ws) { ws.launched_ = NestedWorkspace::Launched::tree; }
 };
 
+namespace {
+std::size_t checked_max_n(std::size_t max_n)
+{
+    if (max_n > nested_max_n)
+        throw std::invalid_argument("NestedWorkspace: max_n = " + std::to_string(max_n) + " is more than nested_max_n (" +
+                                    std::to_string(nested_max_n) + "): its launch tree would ask for " +
+                                    std::to_string(seed_pending_launches(max_n)) + " pending-launch slots");
+    return max_n;
+}
+}  // namespace
+
 NestedWorkspace::NestedWorkspace(std::size_t max_n)
-    : max_n_(max_n),
+    : max_n_(checked_max_n(max_n)),
       work_(course::ceil_div(max_n, nested_segment) * (nested_segment / 2)),
       partials_(course::ceil_div(max_n, nested_segment)),
       status_(1)
 {
+    raise_pending_launch_limit(std::max(seed_pending_launches(max_n), strided_pending_launches()));
 }
 
 std::uint64_t NestedWorkspace::check() const
@@ -132,7 +143,7 @@ void NestedWorkspace::poison(unsigned char byte)
 void nested_reduce(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace, cudaStream_t stream)
 {
     NestedArgs args{};
-    if (!NestedLaunch::prepare("nested_reduce", d_in, d_total, n, workspace, seed_pending_launches(n), stream, args))
+    if (!NestedLaunch::prepare("nested_reduce", d_in, d_total, n, workspace, stream, args))
         return;
     seed_top_level_kernel<<<args.segments, nested_top_threads, 0, stream>>>(args);
     CUDA_CHECK_LAUNCH();
@@ -143,9 +154,7 @@ void nested_reduce_strided(const int* d_in, long long* d_total, std::size_t n, N
                            cudaStream_t stream)
 {
     NestedArgs args{};
-    if (!NestedLaunch::prepare("nested_reduce_strided", d_in, d_total, n, workspace, strided_pending_launches(),
-                               stream, args))
-        return;
+    if (!NestedLaunch::prepare("nested_reduce_strided", d_in, d_total, n, workspace, stream, args)) return;
     strided_top_level_kernel<<<args.segments, nested_top_threads, 0, stream>>>(args);
     CUDA_CHECK_LAUNCH();
     NestedLaunch::launched(workspace);

@@ -8,6 +8,7 @@
 //   max_n       the workspace's size (default: n)
 //   poison      a byte: the level buffer and the partial sums are filled with it before the launch
 //   widen_race_windows, force_launch_failure   1: that test hook of the workspace is on for this call
+// nested_reduce_while_busy (given code: the launcher makes no device-wide call) also answers "launch_us".
 // After the launch they report what workspace.check() says, as values: "launches", or, when it throws
 // NestedLaunchError, "error" (its message), "device_error" (the cudaError_t) and "launches". The checks decide.
 #include "nested.hpp"
@@ -15,8 +16,10 @@
 #include "course/check.hpp"
 #include "course/runner.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -88,6 +91,30 @@ void workspace_check(Call& c)
 
 void flat(Call& c) { flat_reduce(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.stream()); }
 
+// nested_reduce's launcher timed on the host ("launch_us") while a host function holds a stream of the runner's
+// for busy_ms: a device-wide call (cudaDeviceSetLimit) would wait for it, a stream-ordered launch does not. The
+// workspace is made before, and a tree of 1000 ints first loads the kernels (loading one may wait too).
+void nested_while_busy(Call& c)
+{
+    {
+        NestedWorkspace warm(1000);
+        nested_reduce(c.buffer<int>(0), c.buffer<long long>(1), 1000, warm, c.own_stream(0));
+        CUDA_CHECK(cudaStreamSynchronize(c.own_stream(0)));
+    }
+    NestedWorkspace ws(c.n);
+    long long busy_ms = c.param("busy_ms", 1000);
+    CUDA_CHECK(cudaLaunchHostFunc(
+        c.own_stream(1),
+        [](void* ms) { std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<long long*>(ms))); },
+        &busy_ms));
+    const auto start = std::chrono::steady_clock::now();
+    nested_reduce(c.buffer<int>(0), c.buffer<long long>(1), c.n, ws, c.own_stream(0));
+    const auto took = std::chrono::steady_clock::now() - start;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    c.value("launch_us", std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+    report(c, ws);
+}
+
 const course::runner::Op ops[] = {
     {"nested_reduce", nested<nested_reduce>},
     {"nested_reduce_strided", nested<nested_reduce_strided>},
@@ -95,6 +122,7 @@ const course::runner::Op ops[] = {
     {"nested_reduce_strided_two_streams", nested_two_streams<nested_reduce_strided>},
     {"NestedWorkspace::check", workspace_check},
     {"flat_reduce", flat},
+    {"nested_reduce_while_busy", nested_while_busy},
 };
 
 }  // namespace

@@ -346,6 +346,65 @@ void check_large(const Scan& s, std::size_t n = large_n)
     VERIFY(problem.empty(), label << ": " << problem);
 }
 
+// Given code: scan_single_pass's host-side bookkeeping of its ScanScratch (which status words the next launch
+// may use) follows the GPU even when a CUDA error that has nothing to do with the scan is pending as it is
+// called. That call fails with the error; the scans after it, on the same scratch, are right. (The launcher used
+// to launch, then throw, and leave the bookkeeping a launch behind: every later scan on that scratch went wrong
+// without an error.) It needs a working 07.5; before that it has nothing to judge.
+void check_single_pass_after_pending_error()
+{
+    REQUIRE_GPU();
+    const std::size_t n = 100003, max_n = 200000;
+    const IntData data(course::random_ints(n, seed(11)));
+    if (!int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty()) {
+        MESSAGE("scan_single_pass (TODO(07.5)) does not scan right yet: nothing to judge here");
+        return;
+    }
+    const Result failed = course::checker::run(scan_call(single_pass, ScanKind::inclusive, n, 256, max_n)
+                                                   .param("pending_error", 1)
+                                                   .input(data.input, 0, n)
+                                                   .output<int>(n, poison, guard));
+    VERIFY(failed.outcome == Result::Outcome::error,
+           "scan_single_pass called with an unrelated CUDA error pending must fail with that error; it " << failed.what());
+    for (int round = 0; round < 3; ++round) {
+        const std::string problem = int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n);
+        VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256), scan " << round + 1
+                                << " on the same ScanScratch after a call that failed: " << problem);
+    }
+}
+
+// Given code: a look-back record that an earlier launch left in the ScanScratch, never read by check(), changes
+// nothing in a later scan: that scan is right, and the next check() still reports the old record once. (Waits
+// used to give up at once whenever any record was there, so every later scan on the scratch went wrong.) It
+// needs a working 07.5; before that it has nothing to judge.
+void check_single_pass_after_stale_record()
+{
+    REQUIRE_GPU();
+    const std::size_t n = 1000003, max_n = 2000000;
+    const IntData data(course::random_ints(n, seed(12)));
+    if (!int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty()) {
+        MESSAGE("scan_single_pass (TODO(07.5)) does not scan right yet: nothing to judge here");
+        return;
+    }
+    const Result stale = course::checker::run(scan_call(single_pass, ScanKind::inclusive, n, 256, max_n)
+                                                  .param("stale_timeout_record", 1)
+                                                  .input(data.input, 0, n)
+                                                  .output<int>(n, poison, guard));
+    const std::string problem = output_problem<int>(stale, n, 0, [&](const int* got) -> std::string {
+        const auto mm = course::first_mismatch(data.inclusive.data(), got, n);
+        return mm ? course::describe(*mm, n) : "";
+    });
+    VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256) with an earlier launch's look-back record "
+                            "still in its ScanScratch: " << problem);
+    const Result reported = course::checker::run(scan_call(single_pass, ScanKind::inclusive, n, 256, max_n)
+                                                     .input(data.input, 0, n)
+                                                     .output<int>(n, poison, guard));
+    VERIFY(reported.outcome == Result::Outcome::error && reported.message.find("tile 5 waited on tile 3") != std::string::npos,
+           "the next check() must report the old record (tile 5 waited on tile 3); the call " << reported.what());
+    VERIFY(int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty(),
+           "scan_single_pass after the old record was reported must be right");
+}
+
 // ------------------------------------------------------------------------------------ 07.5: float scans
 // Floats in sealed shared memory, with their scans accumulated in double.
 struct FloatData {
@@ -549,6 +608,16 @@ TEST_CASE("TODO(07.4) racecheck and synccheck")
 }
 
 // ---------------------------------------------------------------------------------------------------- 07.5
+TEST_CASE("given: scan_single_pass keeps its ScanScratch in step when an unrelated CUDA error is pending")
+{
+    check_single_pass_after_pending_error();
+}
+
+TEST_CASE("given: a look-back record left in the ScanScratch by an earlier launch changes no later scan")
+{
+    check_single_pass_after_stale_record();
+}
+
 TEST_CASE("TODO(07.5) scan_single_pass: any n, every block, misaligned pointers, inclusive and exclusive")
 {
     REQUIRE_GPU();

@@ -85,11 +85,11 @@ public:
         return {status_[parity_].data(), status_[1 - parity_].data(), dirty_[1 - parity_]};
     }
     // Call once the launch of `tiles` tiles with single_pass_status() is enqueued: it wrote `current`'s first
-    // tiles + 1 words and zeroed all of `next` that was dirty.
+    // tiles + 2 words (the ticket, the statuses, the gave-up flag) and zeroed all of `next` that was dirty.
     void single_pass_launched(std::size_t tiles)
     {
         dirty_[1 - parity_] = 0;
-        dirty_[parity_] = tiles + 1;
+        dirty_[parity_] = tiles + 2;
         parity_ = 1 - parity_;
     }
 

@@ -183,6 +183,7 @@ inline constexpr unsigned long long look_back_timeout_ns = 1000000000ull;  // 1 
 struct TileStatusArray {
     unsigned long long* words;    // words[t]: tile t's status word; every word is X when the launch starts
     unsigned long long* timeout;  // ScanScratch::look_back_timeout(): where a wait that gave up is recorded
+    unsigned long long* gave_up;  // this launch's own flag (0 when it starts): one of its waits gave up
     unsigned first_wait_ns;       // how long a tile sleeps after publishing its A, before it looks back
 };
 
@@ -201,9 +202,11 @@ __device__ __forceinline__ unsigned long long global_time_ns()
 // block is running and will publish soon.
 //
 // The wait is bounded, so that a look-back that waits for a tile that never publishes fails instead of hanging:
-// after look_back_timeout_ns (or at once, when another tile has already given up) it records (tile, the nearest
-// tile still at X) in status.timeout and returns P of value 0 for the lanes that still see X. The scan is then
-// wrong, but it ends, and ScanScratch::check() reports the record.
+// after look_back_timeout_ns (or at once, when another tile of the same launch has already given up) it records
+// (tile, the nearest tile still at X) in status.timeout, raises the launch's status.gave_up and returns P of
+// value 0 for the lanes that still see X. The scan is then wrong, but it ends, and ScanScratch::check() reports
+// the record. Only this launch's flag makes a wait give up at once: a record an earlier launch left (check()
+// not called since) changes nothing in a later scan.
 __device__ inline unsigned long long read_window(const TileStatusArray& status, std::size_t tile, long long predecessor)
 {
     const auto read = [&] { return predecessor >= 0 ? load_status(&status.words[predecessor]) : TileStatus::prefix; };
@@ -215,11 +218,13 @@ __device__ inline unsigned long long read_window(const TileStatusArray& status, 
         if (waiting == 0) return word;
         const unsigned long long now = global_time_ns();
         if (started == 0) started = now;
-        const bool give_up = now - started > look_back_timeout_ns || load_status(status.timeout) != 0;
+        const bool give_up = now - started > look_back_timeout_ns || load_status(status.gave_up) != 0;
         if (__any_sync(full_warp, give_up)) {
-            if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(static_cast<int>(waiting)) - 1))
+            if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(static_cast<int>(waiting)) - 1)) {
                 atomicCAS(status.timeout, 0ull,
                           (static_cast<unsigned long long>(tile) << 32) | static_cast<unsigned>(predecessor));
+                atomicExch(status.gave_up, 1ull);
+            }
             return invalid ? TileStatus::prefix : word;
         }
         __nanosleep(look_back_poll_wait_ns);

@@ -42,8 +42,9 @@ __global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, 
 // Over 07.4: one kernel, each item read once and written once (2n, streaming accesses). Tile ids come from an
 // atomic counter in the order blocks start (not blockIdx.x, which the hardware may schedule in any order): a block
 // only ever waits for tiles whose blocks have already started, so every tile it waits for will publish.
-// status.current[0] is the ticket counter, status.current[1 + t] tile t's status word, all zero at the start; the
-// blocks also zero the words of status.next that the previous launch wrote (ScanScratch: no memset launch).
+// status.current[0] is the ticket counter, status.current[1 + t] tile t's status word and status.current[1 + tiles]
+// the launch's gave-up flag, all zero at the start; the blocks also zero the words of status.next that the
+// previous launch wrote (ScanScratch: no memset launch).
 template <class T>
 __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, std::size_t n,
                                                            ScanScratch::SinglePassStatus status,
@@ -80,7 +81,9 @@ __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, 
     const T aggregate = block_scan_items(items, run_prefix, storage);
     if (threadIdx.x < 32) {
         const T prefix =
-            decoupled_look_back(TileStatusArray{status.current + 1, look_back_timeout, first_wait_ns}, tile, aggregate);
+            decoupled_look_back(TileStatusArray{status.current + 1, look_back_timeout, status.current + 1 + gridDim.x,
+                                                first_wait_ns},
+                                tile, aggregate);
         if (threadIdx.x == 0) storage.tile_prefix = prefix;
     }
     __syncthreads();
@@ -171,6 +174,10 @@ void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::
     const unsigned first_wait_ns = one_wave ? 0u : look_back_first_wait_ns;
     const std::size_t tiles_ahead = std::max<std::size_t>(1, input_prefetch_bytes / (tile_items * sizeof(T)));
     const unsigned prefetch_ahead = one_wave ? 0u : static_cast<unsigned>(tiles_ahead);
+    // The scratch's bookkeeping must follow the GPU: an error left pending by earlier work is reported before the
+    // launch (nothing runs, nothing changes), and after it an error is this launch's (it never ran); only a
+    // launch that happened advances the bookkeeping.
+    CUDA_CHECK_LAUNCH();
     single_pass_kernel<T><<<tiles, block, 0, stream>>>(in, out, n, scratch.single_pass_status(),
                                                        scratch.look_back_timeout(), first_wait_ns, prefetch_ahead,
                                                        kind, vector_io(in, out));
@@ -189,8 +196,8 @@ using namespace scan_detail;
 ScanScratch::ScanScratch(std::size_t max_n)
     : max_n_(max_n),
       block_sums_(block_sum_slots(max_n, smallest_tile)),
-      status_{course::DeviceBuffer<unsigned long long>(1 + course::ceil_div(max_n, smallest_single_pass_tile)),
-              course::DeviceBuffer<unsigned long long>(1 + course::ceil_div(max_n, smallest_single_pass_tile))},
+      status_{course::DeviceBuffer<unsigned long long>(2 + course::ceil_div(max_n, smallest_single_pass_tile)),
+              course::DeviceBuffer<unsigned long long>(2 + course::ceil_div(max_n, smallest_single_pass_tile))},
       look_back_timeout_(1)
 {
     status_[0].fill_bytes(0);
@@ -268,16 +275,17 @@ LookBackProbe probe_decoupled_look_back(const std::vector<unsigned long long>& s
     if (tile == 0 || tile >= statuses.size())
         throw std::invalid_argument("probe_decoupled_look_back: tile must be in [1, statuses.size())");
     // 32 spare words after the statuses: a look-back that publishes past its own word writes there.
-    course::DeviceBuffer<unsigned long long> words(statuses.size() + 32), timeout(1);
+    course::DeviceBuffer<unsigned long long> words(statuses.size() + 32), timeout(1), gave_up(1);
     course::DeviceBuffer<unsigned> prefixes(32);
     course::DeviceBuffer<int> saw_aggregate(1);
     words.fill_bytes(0);
     words.copy_from_host(statuses);
     timeout.fill_bytes(0);
+    gave_up.fill_bytes(0);
     prefixes.fill_bytes(0xAB);
     saw_aggregate.fill_bytes(0);
     const long long late = late_tile < tile ? static_cast<long long>(late_tile) : -1;
-    const TileStatusArray status{words.data(), timeout.data(), look_back_first_wait_ns};
+    const TileStatusArray status{words.data(), timeout.data(), gave_up.data(), look_back_first_wait_ns};
     look_back_probe_kernel<<<2, 32>>>(status, tile, aggregate, late, late_word, prefixes.data(),
                                       saw_aggregate.data());
     CUDA_CHECK_LAUNCH();

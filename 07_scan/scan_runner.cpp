@@ -5,7 +5,10 @@
 // `kind` (0 inclusive, 1 exclusive). The multi-tile scans use the ScanScratch for `max_n` elements, made on the
 // first call that asks for that max_n and kept for the calls after it (the contract's "created once for the
 // largest n and reused"). A single-pass call waits for its stream and then runs scratch.check(): a look-back
-// that gave up waiting becomes an error reply with its message.
+// that gave up waiting becomes an error reply with its message. With the parameter pending_error = 1 a CUDA
+// error that has nothing to do with the scan is left pending just before the call; with stale_timeout_record = 1
+// the scratch holds a look-back record no check() has read ("tile 5 waited on tile 3") and this call does not
+// check() either (the given-code checks of the launcher's bookkeeping).
 //
 // probe_decoupled_look_back: buffer 0 the prepared statuses, parameters tile, aggregate, late_tile (absent: no
 // late tile) and late_word; it writes the 32 lanes' prefixes to buffer 1 and {published, 1 if the late writer
@@ -54,9 +57,15 @@ void single_pass(Call& c)
 {
     ScanScratch& scratch = scratch_of(c);
     const cudaStream_t stream = c.stream();
+    if (c.param("pending_error") == 1) (void)cudaSetDevice(-1);  // an unrelated error, left pending (not sticky)
+    const bool stale_record = c.param("stale_timeout_record") == 1;
+    if (stale_record) {  // what an earlier launch that gave up leaves when nobody calls check() after it
+        const unsigned long long record = (5ull << 32) | 3ull;
+        CUDA_CHECK(cudaMemcpy(scratch.look_back_timeout(), &record, sizeof record, cudaMemcpyHostToDevice));
+    }
     scan_single_pass(c.buffer<T>(0), c.buffer<T>(1), kind_of(c), c.n, c.block, scratch, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    scratch.check(std::is_same_v<T, float> ? "scan_single_pass<float>" : "scan_single_pass");
+    if (!stale_record) scratch.check(std::is_same_v<T, float> ? "scan_single_pass<float>" : "scan_single_pass");
 }
 
 void look_back_probe(Call& c)

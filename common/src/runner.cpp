@@ -165,7 +165,12 @@ private:
         } catch (const CudaError& e) {
             reply.status = boundary::Status::error;
             reply.message = e.what();
-            reply.fatal = true;  // a sticky error spoils the context: the checker starts a new runner
+            // A sticky error (a kernel that faulted) spoils the context: the checker starts a new runner. One that
+            // is not (a bad launch configuration, an error left pending) leaves it usable, and the objects kept
+            // for later calls stay as the call left them.
+            const bool usable = cudaDeviceSynchronize() == cudaSuccess;
+            (void)cudaGetLastError();
+            reply.fatal = !usable;
         } catch (const std::exception& e) {
             reply.status = boundary::Status::error;
             reply.message = e.what();

@@ -86,7 +86,7 @@ struct Reply {
     Status status = Status::error;
     std::string message;
     std::vector<std::pair<std::string, std::string>> values;  // results that are not buffers (counts, ...)
-    bool fatal = false;  // the runner ends after this reply (a CUDA error spoils its context)
+    bool fatal = false;  // the runner ends after this reply (a sticky CUDA error spoiled its context)
 };
 
 std::string encode(const Request& request);

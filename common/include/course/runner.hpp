@@ -10,7 +10,8 @@
 // serve() answers requests until the checker closes the socket: it allocates each buffer (exactly lead + count
 // + tail elements, so compute-sanitizer sees any access outside them), fills it, runs the operation, waits for
 // the GPU, copies back what the checker asked for and replies. std::invalid_argument becomes a "rejected"
-// reply; any other exception an "error" one (a CUDA error also ends the runner: its context is spoiled).
+// reply; any other exception an "error" one (a sticky CUDA error, one that spoils the context, also ends the
+// runner).
 #pragma once
 
 #include "course/boundary.hpp"
