@@ -545,10 +545,11 @@ void check_progression_without_workspace()
             Call("progression step", n, 256).param("step", step).input(data.input(), 0, n).output<long long>(1, poison));
         if (r.outcome == Result::Outcome::error && r.message.find("no progression step") != std::string::npos) break;
         ++steps;
-        const std::string what = "progression step " + std::to_string(step) + " (" + r.value("name").value_or("?") +
-                                 ") with workspace = nullptr";
+        const auto name = r.value("name");  // absent when the step crashed before the runner could report it
+        const std::string what = "progression step " + std::to_string(step) + (name ? " (" + *name + ")" : "") +
+                                 " with workspace = nullptr";
         VERIFY(r.ok() || (r.rejected() && r.message.find("workspace") != std::string::npos),
-               what << " must return, or throw std::invalid_argument naming the workspace; it " << r.what());
+               what << " must return, or throw std::invalid_argument naming the workspace; instead " << r.what());
     }
     CHECK_MESSAGE(steps > 0, "the runner knows no progression step");
 }

@@ -46,16 +46,16 @@ private:
     std::uint64_t device_launches_;
 };
 
-// The largest n a NestedWorkspace is made for: the launch tree of nested_reduce holds up to 1 + n/64
-// pending-launch slots (docs/05_nested_dynamic.md), 2^22 + 1 here, and was run at this size (demo, benchmark).
+// The largest n nested_reduce takes: its launch tree holds up to 1 + n/64 pending-launch slots
+// (docs/05_nested_dynamic.md), 2^22 + 1 here. nested_reduce_strided needs 9 at any n and has no such bound.
 constexpr std::size_t nested_max_n = std::size_t{1} << 28;
 
 // The device memory of one nested reduction for inputs of up to max_n ints: the level buffer (nested_segment / 2
 // 64-bit values per segment, 4 bytes per input element), one partial sum per segment, and the status.
 // Allocated once and reused, so that a benchmark times the kernels and not cudaMalloc.
-// Making one also raises the device-wide pending-launch limit to what a tree of max_n ints needs (only ever
-// raises it): a device-wide call that waits for the whole GPU, made here once, so that the launchers, which are
-// stream-ordered, never make it. Throws std::invalid_argument for max_n > nested_max_n.
+// Making one also raises the device-wide pending-launch limit to what a nested_reduce tree of max_n ints (at
+// most nested_max_n) needs, and only ever raises it: a device-wide call that waits for the whole GPU, made here
+// once, so that the launchers, which are stream-ordered, never make it.
 class NestedWorkspace {
 public:
     explicit NestedWorkspace(std::size_t max_n);
@@ -94,12 +94,13 @@ private:
 
 // Task 05.1: the tutorial's structure - one chain of one-block grids per segment, n/64 device-side launches.
 // *d_total = the sum of d_in[0..n) once `stream` has finished; then workspace.check(). Throws
-// std::invalid_argument for a null pointer (d_in may be null when n = 0) or n > workspace.max_n().
+// std::invalid_argument for a null pointer (d_in may be null when n = 0), n > workspace.max_n() or
+// n > nested_max_n.
 void nested_reduce(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
                    cudaStream_t stream = 0);
 
 // Task 05.2: the book's gpuRecursiveReduce2 - one grid per level for all segments, 9 device-side launches for any n.
-// Same contract as nested_reduce.
+// Same contract as nested_reduce, for any n up to workspace.max_n().
 void nested_reduce_strided(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
                            cudaStream_t stream = 0);
 

@@ -96,24 +96,13 @@ struct NestedLaunch {
     static void launched(NestedWorkspace& ws) { ws.launched_ = NestedWorkspace::Launched::tree; }
 };
 
-namespace {
-std::size_t checked_max_n(std::size_t max_n)
-{
-    if (max_n > nested_max_n)
-        throw std::invalid_argument("NestedWorkspace: max_n = " + std::to_string(max_n) + " is more than nested_max_n (" +
-                                    std::to_string(nested_max_n) + "): its launch tree would ask for " +
-                                    std::to_string(seed_pending_launches(max_n)) + " pending-launch slots");
-    return max_n;
-}
-}  // namespace
-
 NestedWorkspace::NestedWorkspace(std::size_t max_n)
-    : max_n_(checked_max_n(max_n)),
+    : max_n_(max_n),
       work_(course::ceil_div(max_n, nested_segment) * (nested_segment / 2)),
       partials_(course::ceil_div(max_n, nested_segment)),
       status_(1)
 {
-    raise_pending_launch_limit(std::max(seed_pending_launches(max_n), strided_pending_launches()));
+    raise_pending_launch_limit(std::max(seed_pending_launches(std::min(max_n, nested_max_n)), strided_pending_launches()));
 }
 
 std::uint64_t NestedWorkspace::check() const
@@ -142,9 +131,13 @@ void NestedWorkspace::poison(unsigned char byte)
 
 void nested_reduce(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace, cudaStream_t stream)
 {
+    if (n > nested_max_n)  // more launches than any workspace reserved
+        throw std::invalid_argument("nested_reduce: n = " + std::to_string(n) + " is more than nested_max_n (" +
+                                    std::to_string(nested_max_n) + "): its launch tree would need " +
+                                    std::to_string(seed_pending_launches(n)) +
+                                    " pending-launch slots (nested_reduce_strided takes any n)");
     NestedArgs args{};
-    if (!NestedLaunch::prepare("nested_reduce", d_in, d_total, n, workspace, stream, args))
-        return;
+    if (!NestedLaunch::prepare("nested_reduce", d_in, d_total, n, workspace, stream, args)) return;
     seed_top_level_kernel<<<args.segments, nested_top_threads, 0, stream>>>(args);
     CUDA_CHECK_LAUNCH();
     NestedLaunch::launched(workspace);

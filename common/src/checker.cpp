@@ -412,8 +412,8 @@ struct Session::Process {
     }
 };
 
-Session::Session(std::vector<std::string> tool, std::string log_path)
-    : tool_(std::move(tool)), log_path_(std::move(log_path))
+Session::Session(std::vector<std::string> tool, std::string log_path, std::chrono::seconds stalled_start)
+    : tool_(std::move(tool)), log_path_(std::move(log_path)), stalled_start_(stalled_start)
 {
 }
 
@@ -489,6 +489,22 @@ void Session::start()
     out_.reset();
 }
 
+// Waits up to `limit` for the runner's hello. True when it came, or when the runner ended first (the call then
+// finds it gone and reports how it ended); false when nothing came in time.
+bool Session::started(std::chrono::seconds limit)
+{
+    pollfd p{process_->socket, POLLIN, 0};
+    int ready;
+    do {
+        ready = poll(&p, 1, static_cast<int>(limit.count() * 1000));
+    } while (ready < 0 && errno == EINTR);
+    if (ready == 0) return false;
+    std::string text;
+    if (boundary::receive_message(process_->socket, text, nullptr) == 1 && text != boundary::hello)
+        shutdown(process_->socket, SHUT_RDWR);  // not a runner's first words: the call reports a broken runner
+    return true;
+}
+
 // Ends the runner: closes its socket, gives it `grace` to exit on its own (a tool writes its report then), and
 // kills what is left of its process group. Records how it ended in last_.
 void Session::stop(std::chrono::seconds grace)
@@ -530,7 +546,26 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
         result.message = dead_;
         return result;
     }
-    if (!process_) start();
+    const std::string where = call.op() + "(n=" + std::to_string(call.n()) +
+                              (call.block() != 0 ? ", block=" + std::to_string(call.block()) : std::string()) + ")";
+    const long long limit = call.limit().count() * (tool_.empty() ? 1 : 4);  // tools slow kernels 10-100x
+    if (!process_) {
+        // Under a tool in the sandbox the chain now and then never starts the runner (H100, CUDA 13.0: the
+        // sandbox's inner bwrap, forked inside a process the tool has injected, spins before it starts it). Such
+        // a start is abandoned after stalled_start_ and made again, twice at most; the last gets the call's limit.
+        int tries = tool_.empty() ? 1 : 3;
+        for (start(); !started(tries > 1 ? stalled_start_ : std::chrono::seconds(limit)); start()) {
+            stop(std::chrono::seconds(0));
+            if (--tries == 0) {
+                dead_ = "TIMEOUT: the runner did not start within " + std::to_string(limit) + " s (before " + where +
+                        "; a static initializer that never returns?)";
+                result.outcome = Result::Outcome::timed_out;
+                result.message = dead_;
+                return result;
+            }
+            ++stalled_starts_;
+        }
+    }
 
     request.op = call.op();
     request.n = call.n();
@@ -590,15 +625,12 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
         for (const auto& b : request.buffers)
             if (b.back >= 0) std::memset(out->data() + b.back, 0xEE, b.bytes());
 
-    const std::string where = call.op() + "(n=" + std::to_string(call.n()) +
-                              (call.block() != 0 ? ", block=" + std::to_string(call.block()) : std::string()) + ")";
     const bool sent = boundary::send_message(process_->socket, boundary::encode(request), fds);
     for (int fd : owned_fds) close(fd);
 
     std::string text;
     int got = -1;
     if (sent) {
-        const long long limit = call.limit().count() * (tool_.empty() ? 1 : 4);  // tools slow kernels 10-100x
         pollfd p{process_->socket, POLLIN, 0};
         int ready;
         do {
@@ -677,7 +709,8 @@ Session::End Session::finish()
 {
     stop(std::chrono::seconds(60));  // a tool writes its report in seconds once its runner has ended
     End end = last_;
-    end.restarts = std::max(0, starts_ - 1);
+    end.restarts = std::max(0, starts_ - 1 - stalled_starts_);
+    end.stalled_starts = stalled_starts_;
     end.log = earlier_logs_ + read_log();
     earlier_logs_.clear();
     return end;

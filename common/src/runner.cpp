@@ -127,6 +127,7 @@ public:
 
     int run()
     {
+        if (!boundary::send_message(boundary::runner_fd, boundary::hello)) return 3;
         for (;;) {
             std::string text;
             std::vector<int> fds;

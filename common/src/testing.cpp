@@ -246,6 +246,9 @@ void check_tool_clean(const std::string& task, const char* tool, const std::func
                     << "; calls answered " << answered << " of " << asked << ", runners restarted " << end.restarts
                     << ", exit code " << end.exit_code << first_try << "; its report:\n" << end.log.substr(0, 6000));
         if (!first_try.empty()) MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << first_try);
+        if (end.stalled_starts > 0)
+            MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << ": the chain stalled before the "
+                         << "runner started " << end.stalled_starts << " time(s) and was started again");
         return;
     }
 }

@@ -3,7 +3,10 @@
 #include "course/checker.hpp"
 #include "course/testing.hpp"
 
+#include <chrono>
+#include <fstream>
 #include <numeric>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -72,6 +75,30 @@ TEST_CASE("a rejection, a crash and the call after it")
     REQUIRE(after.ok());
     CHECK(after.element<int>(0, 3) == 3);
     CHECK(course::checker::run(Call("no_such_operation", 1)).outcome == Result::Outcome::error);
+}
+
+// A tool whose chain stalls before it starts the runner (as compute-sanitizer's did in the sandbox, now and
+// then): the start is abandoned and made again; a chain that never starts the runner is a TIMEOUT, not a hang.
+TEST_CASE("a start that stalls under a tool is made again; one that never starts times out")
+{
+    const std::string marker = course::checker::temporary_path("started-once");
+    const std::string stall_once = course::checker::temporary_path("stall-once.sh");
+    const std::string stall_always = course::checker::temporary_path("stall-always.sh");
+    std::ofstream(stall_once) << "[ -e " << marker << " ] && exec \"$@\"\n: > " << marker << "\nexec sleep 600\n";
+    std::ofstream(stall_always) << "exec sleep 600\n";
+
+    course::checker::Session once({"/bin/sh", stall_once}, "", std::chrono::seconds(1));
+    const Result r = once.run(Call("iota", 4).output<int>(4, 0));
+    REQUIRE(r.ok());
+    CHECK(r.element<int>(0, 3) == 3);
+    const auto end = once.finish();
+    CHECK(end.stalled_starts == 1);
+    CHECK(end.restarts == 0);
+
+    course::checker::Session never({"/bin/sh", stall_always}, "", std::chrono::seconds(1));
+    const Result t = never.run(Call("iota", 4).output<int>(4, 0).timeout(std::chrono::seconds(1)));
+    CHECK(t.outcome == Result::Outcome::timed_out);
+    CHECK(t.message.find("did not start") != std::string::npos);
 }
 
 TEST_CASE("a held call's buffer comes back window by window, until the next call")

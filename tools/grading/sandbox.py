@@ -3,10 +3,11 @@
 The checks (course/checker.hpp) start a runner as [outer] [tool] [inner] runner, reading the prefixes from the
 file that COURSE_SANDBOX names, one argument per line, with @TOOL@ and @RUNNER@ where the tool and the runner go:
 
-  - outer: a network namespace of its own with only a loopback interface, everything else shared, so that
-    compute-sanitizer or Nsight Compute (which talk to their target over local TCP ports) and the runner can
-    reach each other and nothing else; when the grader runs as root, the whole chain also drops to the
-    unprivileged user `nobody`, so that the process limits (a fork bomb) apply;
+  - outer: a network namespace of its own with only a loopback interface, so that compute-sanitizer or Nsight
+    Compute (which talk to their target over local TCP ports) and the runner can reach each other and nothing
+    else, and a PID namespace of its own, so that the whole chain ends with it; everything else shared. When
+    the grader runs as root, the whole chain also drops to the unprivileged user `nobody`, so that the process
+    limits (a fork bomb) apply;
   - inner: the runner's own view: the whole file system read-only, with the course checkout, the grader's
     outputs and workspaces, /tmp, /home and /root hidden behind empty folders, except this submission's
     runner build (read-only too); a private /tmp, its own PID, IPC, UTS and user namespaces; only the GPU's
@@ -74,7 +75,10 @@ def build_prefix(hidden, writable):
 
 def spec_lines(bwrap, hidden, visible, nobody=True):
     """The lines of a sandbox file: hidden folders get an empty tmpfs, visible ones are bound back read-only."""
-    outer = (drop_to_nobody() if nobody else []) + [bwrap, "--dev-bind", "/", "/", "--unshare-net", "--die-with-parent"]
+    # --unshare-pid: the chain lives in a PID namespace of its own, so that killing the outer bwrap ends all of
+    # it, a tool's helpers that leave the session too (compute-sanitizer's TreeLauncherSubreaper does).
+    outer = (drop_to_nobody() if nobody else []) + [bwrap, "--dev-bind", "/", "/", "--unshare-net", "--unshare-pid",
+                                                    "--proc", "/proc", "--die-with-parent"]
     if os.geteuid() != 0 or outer[0] == "setpriv":
         outer.insert(outer.index(bwrap) + 1, "--unshare-user")  # an unprivileged bwrap needs a user namespace
     inner = _view(bwrap, hidden, visible)

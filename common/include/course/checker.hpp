@@ -194,10 +194,12 @@ private:
 
 // A runner process. Started on its first call, again after it crashed; ended by finish() or the destructor.
 // tool: the command placed in front of the runner (compute-sanitizer or ncu with their options), whose log
-// file the session owns (tool_log()).
+// file the session owns (tool_log()). stalled_start: under a tool, how long a start may take before it is
+// abandoned and made again (twice at most; see exchange()).
 class Session {
 public:
-    explicit Session(std::vector<std::string> tool = {}, std::string log_path = {});
+    explicit Session(std::vector<std::string> tool = {}, std::string log_path = {},
+                     std::chrono::seconds stalled_start = std::chrono::seconds(20));
     ~Session();
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
@@ -218,6 +220,7 @@ public:
         std::string log;        // the tool's log file, read once it ended
         std::string output;     // the start of what the runner printed
         int restarts = 0;       // runners this session started after the first (each after a crash)
+        int stalled_starts = 0; // starts abandoned because the runner did not start (started again; see started())
     };
     // Closes the runner's socket, waits for it (and the tool) to end and reads the tool's log.
     End finish();
@@ -228,18 +231,21 @@ public:
 
 private:
     void start();
+    bool started(std::chrono::seconds limit);
     void stop(std::chrono::seconds grace);
     Result exchange(const Call& call, boundary::Request& request, std::shared_ptr<Arena>& out, bool poison);
     std::string read_log() const;
 
     std::vector<std::string> tool_;
     std::string log_path_;
+    std::chrono::seconds stalled_start_;
     std::unique_ptr<Process> process_;
     std::shared_ptr<Arena> out_;
     std::vector<int> known_;  // arenas the runner has mapped
     std::string dead_;        // set after a hang: later calls fail at once with this
     std::string earlier_logs_;  // the tool's reports of runners that ended before the last one
     int starts_ = 0;
+    int stalled_starts_ = 0;
     int calls_ = 0;
     int requests_ = 0;
     End last_;
