@@ -396,18 +396,18 @@ TEST_CASE("given nested_reduce returns at once while a stream is held: the works
                "stream-ordered launcher must not do");
 }
 
-// nested_reduce refuses past nested_max_n ints, before it launches: its tree would need more pending-launch
-// slots than any workspace reserves. (nested_reduce_strided goes past 2^32: TODO(05.2) large.)
+// nested_reduce refuses past nested_max_n ints, before it launches: a workspace for more reserves only the
+// pending-launch slots of nested_reduce_strided, which goes past 2^32 (TODO(05.2) large).
 TEST_CASE("given nested_reduce refuses more than nested_max_n ints, naming the pending launches it would need")
 {
     REQUIRE_GPU();
     SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     const std::size_t n = nested_max_n + 1;
-    REQUIRE_GPU_MEMORY(n * 4 + (std::size_t{256} << 20));
+    REQUIRE_GPU_MEMORY(n * 8 + (std::size_t{256} << 20));  // the input and the workspace's level buffer
     const std::vector<int> values = course::random_ints(1000, seed(15));
     const course::checker::Input tile(values);
     Call c("nested_reduce", n);
-    c.periodic(tile, n).output<long long>(1, poison).param("max_n", 1000);  // refused before the workspace matters
+    c.periodic(tile, n).output<long long>(1, poison);  // a workspace of max_n = n
     course::testing::check_rejected("given nested_reduce", call("nested_reduce", n), course::checker::run(c),
                                     "pending-launch");
 }

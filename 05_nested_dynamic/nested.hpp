@@ -53,9 +53,9 @@ constexpr std::size_t nested_max_n = std::size_t{1} << 28;
 // The device memory of one nested reduction for inputs of up to max_n ints: the level buffer (nested_segment / 2
 // 64-bit values per segment, 4 bytes per input element), one partial sum per segment, and the status.
 // Allocated once and reused, so that a benchmark times the kernels and not cudaMalloc.
-// Making one also raises the device-wide pending-launch limit to what a nested_reduce tree of max_n ints (at
-// most nested_max_n) needs, and only ever raises it: a device-wide call that waits for the whole GPU, made here
-// once, so that the launchers, which are stream-ordered, never make it.
+// Making one also raises the device-wide pending-launch limit to what a nested_reduce tree of max_n ints needs
+// (for max_n > nested_max_n, only what nested_reduce_strided needs), and only ever raises it: a device-wide call
+// that waits for the whole GPU, made here once, so that the launchers, which are stream-ordered, never make it.
 class NestedWorkspace {
 public:
     explicit NestedWorkspace(std::size_t max_n);
@@ -84,6 +84,7 @@ private:
     enum class Launched { nothing, empty, tree };
 
     std::size_t max_n_;
+    std::size_t pending_launches_;  // the pending-launch slots this workspace asked for
     course::DeviceBuffer<long long> work_;
     course::DeviceBuffer<long long> partials_;
     course::DeviceBuffer<NestedStatus> status_;
@@ -94,8 +95,8 @@ private:
 
 // Task 05.1: the tutorial's structure - one chain of one-block grids per segment, n/64 device-side launches.
 // *d_total = the sum of d_in[0..n) once `stream` has finished; then workspace.check(). Throws
-// std::invalid_argument for a null pointer (d_in may be null when n = 0), n > workspace.max_n() or
-// n > nested_max_n.
+// std::invalid_argument for a null pointer (d_in may be null when n = 0), n > workspace.max_n(), or a tree
+// that needs more pending-launch slots than the workspace reserved (n > nested_max_n always does).
 void nested_reduce(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
                    cudaStream_t stream = 0);
 

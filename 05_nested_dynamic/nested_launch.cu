@@ -71,16 +71,23 @@ void raise_pending_launch_limit(std::size_t needed)
 
 // The launchers' access to the workspace (a friend of NestedWorkspace).
 struct NestedLaunch {
-    // Checks the arguments; for n = 0 writes *d_total = 0 and returns false (nothing to launch). Otherwise
-    // zeroes the status on `stream` and returns true with `args` filled in.
+    // Checks the arguments, the tree's pending launches against the workspace's reservation included; for
+    // n = 0 writes *d_total = 0 and returns false (nothing to launch). Otherwise zeroes the status on `stream`
+    // and returns true with `args` filled in.
     static bool prepare(const char* launcher, const int* d_in, long long* d_total, std::size_t n,
-                        NestedWorkspace& ws, cudaStream_t stream, NestedArgs& args)
+                        NestedWorkspace& ws, std::size_t pending_launches, cudaStream_t stream, NestedArgs& args)
     {
         course::check_pointer(launcher, "d_in", d_in, n > 0);
         course::check_pointer(launcher, "d_total", d_total);
         if (n > ws.max_n_)
             throw std::invalid_argument(std::string(launcher) + ": n = " + std::to_string(n) +
                                         " is more than the workspace was made for (" + std::to_string(ws.max_n_) + ")");
+        if (pending_launches > ws.pending_launches_)
+            throw std::invalid_argument(std::string(launcher) + ": n = " + std::to_string(n) + " needs " +
+                                        std::to_string(pending_launches) + " pending-launch slots, more than the " +
+                                        "workspace reserved (" + std::to_string(ws.pending_launches_) +
+                                        "; nested_reduce takes at most nested_max_n = " + std::to_string(nested_max_n) +
+                                        " ints, nested_reduce_strided any n)");
         const unsigned segments = course::grid_for(launcher, n, nested_segment);
         ws.launched_ = NestedWorkspace::Launched::nothing;  // until the launch below has been made
         if (n == 0) {
@@ -98,11 +105,13 @@ struct NestedLaunch {
 
 NestedWorkspace::NestedWorkspace(std::size_t max_n)
     : max_n_(max_n),
+      pending_launches_(std::max(max_n <= nested_max_n ? seed_pending_launches(max_n) : default_pending_launches,
+                                 strided_pending_launches())),
       work_(course::ceil_div(max_n, nested_segment) * (nested_segment / 2)),
       partials_(course::ceil_div(max_n, nested_segment)),
       status_(1)
 {
-    raise_pending_launch_limit(std::max(seed_pending_launches(std::min(max_n, nested_max_n)), strided_pending_launches()));
+    raise_pending_launch_limit(pending_launches_);
 }
 
 std::uint64_t NestedWorkspace::check() const
@@ -131,13 +140,9 @@ void NestedWorkspace::poison(unsigned char byte)
 
 void nested_reduce(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace, cudaStream_t stream)
 {
-    if (n > nested_max_n)  // more launches than any workspace reserved
-        throw std::invalid_argument("nested_reduce: n = " + std::to_string(n) + " is more than nested_max_n (" +
-                                    std::to_string(nested_max_n) + "): its launch tree would need " +
-                                    std::to_string(seed_pending_launches(n)) +
-                                    " pending-launch slots (nested_reduce_strided takes any n)");
     NestedArgs args{};
-    if (!NestedLaunch::prepare("nested_reduce", d_in, d_total, n, workspace, stream, args)) return;
+    if (!NestedLaunch::prepare("nested_reduce", d_in, d_total, n, workspace, seed_pending_launches(n), stream, args))
+        return;
     seed_top_level_kernel<<<args.segments, nested_top_threads, 0, stream>>>(args);
     CUDA_CHECK_LAUNCH();
     NestedLaunch::launched(workspace);
@@ -147,7 +152,9 @@ void nested_reduce_strided(const int* d_in, long long* d_total, std::size_t n, N
                            cudaStream_t stream)
 {
     NestedArgs args{};
-    if (!NestedLaunch::prepare("nested_reduce_strided", d_in, d_total, n, workspace, stream, args)) return;
+    if (!NestedLaunch::prepare("nested_reduce_strided", d_in, d_total, n, workspace, strided_pending_launches(),
+                               stream, args))
+        return;
     strided_top_level_kernel<<<args.segments, nested_top_threads, 0, stream>>>(args);
     CUDA_CHECK_LAUNCH();
     NestedLaunch::launched(workspace);

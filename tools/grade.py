@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Grade the course: one point per task (a Meson test named "TODO(NN.k) ...").
+"""Grade the course: the points grading.toml gives each task (a Meson test named "TODO(NN.k) ...").
 
     python3 tools/grade.py --submission PATH [--student ID]   # one student, in a trusted tree
     python3 tools/grade.py --class DIR [--workers N]           # every submission in DIR -> gradebook.csv
@@ -14,9 +14,12 @@ chapter is built on its own terms: a compile error fails that chapter's tasks, w
 lines, and every other chapter is still graded.
 
 A task passes only when doctest's own XML report says that every test case of its tests ran and passed with
-at least one assertion, and the program exited 0. A task whose GPU cases could not run on this machine is
-"not graded" (with the reason), never passed, and is left out of the maximum. A student file that uses a
-library implementing the task (CUB, Thrust, libcu++ algorithms, cuBLAS, ...) fails its chapter.
+at least one assertion, and the program exited 0. The maximum is the course's (every selected task), the same
+on every machine: before it builds any submission the grader checks that this machine has what the tasks need
+(a GPU, compute-sanitizer, Nsight Compute, the large tests' GPU memory) and refuses to start, naming what is
+missing, unless --partial (those tasks are then "not graded", with the reason, and score 0; every row is
+flagged). A student file that uses a library implementing the task (CUB, Thrust, libcu++ algorithms,
+cuBLAS, ...) fails its chapter.
 
 Reports per student (under --out, default ./grades/<student>/): grade.json, grade.junit.xml, results.json
 (Gradescope), build.log and one log and XML report per test; --class also writes grades/gradebook.csv.
@@ -32,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from grading import reports, slurm  # noqa: E402
+from grading import points, reports, slurm  # noqa: E402
 from grading import summary as summary_page  # noqa: E402
 from grading.batch import grade_batch  # noqa: E402
 from grading.runner import Build, gpu_works, run_tasks  # noqa: E402
@@ -137,7 +140,11 @@ def main():
                     help="one more folder the sandbox hides from submissions (e.g. another copy of the solutions); "
                          "the course, the reports, the workspaces, /tmp, /home and /root always are (repeatable)")
     ap.add_argument("--no-lesson", action="store_true",
-                    help="leave out the lesson suite (Nsight Compute counters; one line per chapter)")
+                    help="leave out the lesson suite (Nsight Compute counters; one line per chapter), as "
+                         "grading.toml's lesson = false does")
+    ap.add_argument("--partial", action="store_true",
+                    help="grade even where this machine lacks what some tasks need (a GPU, compute-sanitizer, ncu, "
+                         "GPU memory): those are not graded (0 of their points) and every row is flagged partial")
     ap.add_argument("--verbose", action="store_true", help="print every student's table with --class")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args()
@@ -147,7 +154,7 @@ def main():
         ap.error("--slurm goes with --class, --submit with --slurm")
     if args.workers < 1 or (args.jobs is not None and args.jobs < 1):
         ap.error("--workers and --jobs take a number of at least 1")
-    Build.with_lesson = not args.no_lesson
+    Build.with_lesson = points.load(chapters=list(load_manifest())).lesson and not args.no_lesson
     args.course_root = str(COURSE_ROOT)
     known = list(load_manifest())
     args.chapters = [c.strip() for c in args.chapters.split(",")] if args.chapters else None

@@ -172,7 +172,8 @@ def check(class_dir, grades):
             else:
                 want(all(t["status"] == "passed" for t in host), "every host task must pass")
                 want(all(t["status"] == "not graded" for t in tasks if t not in host), "GPU tasks must be not graded")
-                want(g["max_points"] == len(host), f"graded maximum {g['max_points']}, expected {len(host)} host tasks")
+                want(g["max_points"] == len(tasks), f"maximum {g['max_points']}, expected the course's {len(tasks)} "
+                                                    "(every task, graded or not)")
         elif expect == "zero":
             want(g["points"] == 0, f"the starter scored {g['points']}")
             want(all(t["status"] != "passed" for t in tasks), "a starter task passed")
@@ -216,6 +217,8 @@ def check(class_dir, grades):
         for t in tasks:
             if t["status"] == "failed":
                 want(f"meson test -C build '{t['chapter']}:" in report, f"report.md has no command for {t['task']}")
+        if not gpu:  # graded with --partial: every row says so
+            want("partial:no-gpu" in g["flags"], f"not flagged partial:no-gpu without a GPU: {g['flags']}")
         for flag in FLAGS.get(name, []):
             if flag.startswith("other-version:") and not g["graded_against"].startswith("commit "):
                 continue  # graded against a working tree (--worktree): no commit to compare the edition's with

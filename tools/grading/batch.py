@@ -20,7 +20,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import reports, sandbox
+from . import preflight, reports, sandbox
 from .model import FAILED, Outcome, Task
 from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
 from .shortcuts import find_forbidden
@@ -41,10 +41,20 @@ def visible_gpus():
         return []
 
 
+def grader_version():
+    """The first 12 hex digits of the SHA-256 of the grader's own code (tools/grade.py, tools/grading/*.py)."""
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for path in [here.parent / "grade.py", *sorted(here.glob("*.py"))]:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
 class Worker:
     def __init__(self, index, workspace, gpu, gpu_lock, tmp):
         self.index, self.ws, self.gpu, self.gpu_lock, self.tmp = index, workspace, gpu, gpu_lock, tmp
         self.env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
+        self.gpu_name = ""  # set by prepare() from nvidia-smi
 
 
 class Batch:
@@ -53,6 +63,8 @@ class Batch:
     def __init__(self, checker, seed, hidden, gpu_present, cache):
         self.checker, self.seed, self.hidden, self.gpu_present, self.cache = checker, seed, hidden, gpu_present, cache
         self.sandbox_problem = None  # why runners run unsandboxed, if they do
+        self.partial = []  # what grade.py --partial graded without (preflight tokens); flagged in every row
+        self.grader_version = grader_version()
 
 
 def grade_one(batch, worker, path, student, out_root, options):
@@ -143,9 +155,10 @@ def grade_one(batch, worker, path, student, out_root, options):
             batch.cache.put(changed[ch], ws.runner_of(ch), blocked.get(ch))
     flags = reports.flags_of(read_as=how, files=files, missing=missing, ignored=ignored, starter=ws.starter,
                              sandbox_problem=problem, by_name=by_name, ambiguous=ambiguous, uncommitted=uncommitted,
-                             blocked=blocked, other_version=other_version)
+                             blocked=blocked, other_version=other_version, partial=batch.partial)
     record = reports.grade_record(student, list(tasks.values()), graded, submission=str(path),
                                   read_as=how, graded_against=batch.checker.origin, gpu=batch.gpu_present,
+                                  gpu_name=worker.gpu_name, grader_version=batch.grader_version,
                                   seed=batch.seed, sandbox="unsandboxed: " + problem if problem else "bubblewrap",
                                   flags=flags, missing_files=missing, ignored_files=ignored,
                                   reproduce=reports.reproduce_command(path, student, batch.seed, options),
@@ -168,7 +181,10 @@ def grader_error_record(batch, path, student, error, out_root, seconds):
         task = tasks.setdefault(task_id, Task(task_id, chapter_of(task_id, manifest), name))
         task.add(Outcome(test["name"], FAILED, f"grader error: {error}"))
     record = reports.grade_record(student, list(tasks.values()), manifest, submission=str(path),
-                                  grader_error=error, gpu=False, seed=batch.seed, flags=["grader-error"],
+                                  grader_error=error, gpu=False, seed=batch.seed,
+                                  flags=["grader-error"] + (["partial:" + ",".join(batch.partial)] if batch.partial
+                                                            else []),
+                                  graded_against=batch.checker.origin, grader_version=batch.grader_version,
                                   missing_files=[], ignored_files=[], seconds=round(seconds, 1))
     (out_root / reports.folder_name(student)).mkdir(parents=True, exist_ok=True)
     reports.write_all(record, out_root / reports.folder_name(student))
@@ -199,11 +215,23 @@ def prepare(n, course_root, out_root, options, log=print):
         workers = list(pool.map(make_worker, range(n)))
         checker = checker_future.result()
     gpu_present = gpu_works(checker.build, base, workers[0].env)
+    facts = preflight.gpu_facts(gpus) if gpu_present else {}
+    for w in workers:
+        w.gpu_name = facts.get(w.gpu, ("",))[0]
+    lacking = preflight.missing(checker.build, list(load_manifest()), gpu_present, facts, options.task,
+                                options.chapters)
+    if lacking and not options.partial:
+        raise SystemExit("grade: this machine cannot grade the selected tasks; it lacks:\n  - " +
+                         "\n  - ".join(what for _, what in lacking) +
+                         "\nGrade on a machine that has them (or select other tasks: --chapters, --no-lesson), or pass "
+                         "--partial: those tasks are then not graded, score 0 of the course's maximum, and every "
+                         "row is flagged partial:" + ",".join(token for token, _ in lacking))
     seed = options.seed if options.seed is not None else secrets.randbits(63)
     hidden = [str(Path(course_root).resolve()), str(out_root), str(base)] + [str(Path(h).resolve()) for h in options.hide]
     # the cache outlives a run with --workspace: one folder per course commit and architecture
     same_course = hashlib.sha256(f"{checker.origin} {options.gpu_arch}".encode()).hexdigest()[:16]
     batch = Batch(checker, seed, hidden, gpu_present, BuildCache(base / "cache" / same_course))
+    batch.partial = [token for token, _ in lacking]
     _, batch.sandbox_problem = sandbox.write_spec(base / "sandbox-test.args", hidden, [workers[0].ws.build_dir])
     return batch, workers, base
 
@@ -214,6 +242,8 @@ def grade_batch(entries, course_root, out_root, options, log=print):
     batch, workers, base = prepare(max(1, min(options.workers, len(entries))), course_root, out_root, options, log)
     log(f"graded against {batch.checker.origin}; GPU: "
         + ("yes" if batch.gpu_present else "none usable (GPU tasks: not graded)") + f"; seed {batch.seed}")
+    if batch.partial:
+        log(f"PARTIAL (--partial): graded without {', '.join(batch.partial)}; every row says so")
     if batch.sandbox_problem:
         log(f"WARNING: runners run UNSANDBOXED ({batch.sandbox_problem}); every report says so")
     idle = queue.Queue()

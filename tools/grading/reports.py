@@ -1,7 +1,8 @@
 """The grade of one student in every format an instructor or an LMS takes, and the class gradebook.
 
-One point per task. The maximum counts graded tasks only: a task not graded (e.g. a GPU task on a machine
-without a GPU) is listed apart, per chapter and in the total, never counted as 0 out of 1.
+Points per task as grading.toml sets them (points.py). The maximum counts every task of the course (or of the
+selected chapters), graded or not, so it is the same on every machine; a task not graded scores 0 and is
+listed apart, per chapter and in the total.
 """
 import csv
 import hashlib
@@ -11,31 +12,45 @@ import re
 import shlex
 from xml.sax.saxutils import quoteattr
 
+from . import points as scheme_file
 from .model import FAILED, NOT_GRADED, PASSED
 
 
-def summarize(tasks, chapters):
-    """{chapter: {"points", "max_points", "not_graded", "failed"}} in chapter order, and the totals."""
-    per = {ch: {"points": 0, "max_points": 0, "not_graded": 0, "failed": 0} for ch in chapters}
+def number(x):
+    """A number of points as people write it: 3, 2.5."""
+    return int(x) if float(x).is_integer() else round(x, 2)
+
+
+def summarize(tasks, chapters, worth):
+    """{chapter: {"points", "max_points", "not_graded", "failed"}} in chapter order, and the totals.
+    worth: {task id: its points}."""
+    empty = lambda: {"points": 0, "max_points": 0, "not_graded": 0, "failed": 0}  # noqa: E731
+    per = {ch: empty() for ch in chapters}
     for t in tasks:
-        c = per.setdefault(t.chapter, {"points": 0, "max_points": 0, "not_graded": 0, "failed": 0})
-        if t.status == NOT_GRADED:
-            c["not_graded"] += 1
-        else:
-            c["max_points"] += 1
-            c["points"] += t.status == PASSED
-            c["failed"] += t.status == FAILED
-    total = {k: sum(c[k] for c in per.values()) for k in ("points", "max_points", "not_graded", "failed")}
+        c = per.setdefault(t.chapter, empty())
+        c["max_points"] += worth[t.task]
+        c["points"] += worth[t.task] if t.status == PASSED else 0
+        c["not_graded"] += t.status == NOT_GRADED
+        c["failed"] += t.status == FAILED
+    for c in per.values():
+        c["points"], c["max_points"] = number(c["points"]), number(c["max_points"])
+    total = {k: number(sum(c[k] for c in per.values())) for k in ("points", "max_points", "not_graded", "failed")}
     return per, total
 
 
-def grade_record(student, tasks, chapters, reproduce=None, **extra):
-    per, total = summarize(tasks, chapters)
-    rows = [t.as_dict() for t in tasks]
-    if reproduce:  # the one command that grades a failed task again with the same inputs
-        for row in rows:
-            if row["status"] == FAILED:
-                row["reproduce"] = f"{reproduce} --task {row['task']}"
+def grade_record(student, tasks, chapters, reproduce=None, scheme=None, **extra):
+    scheme = scheme or scheme_file.load()
+    chapter_of = {t.task: t.chapter for t in tasks}
+    worth = scheme.points(list(chapter_of), chapter_of.get)
+    per, total = summarize(tasks, chapters, worth)
+    rows = []
+    for t in tasks:
+        row = t.as_dict()
+        row["max_points"] = number(worth[t.task])
+        row["points"] = row["max_points"] if t.status == PASSED else 0
+        if reproduce and t.status == FAILED:  # the one command that grades a failed task again with the same inputs
+            row["reproduce"] = f"{reproduce} --task {t.task}"
+        rows.append(row)
     return {"student": student, **total, "chapters": per, "tasks": rows, **extra}
 
 
@@ -68,11 +83,12 @@ def reproduce_command(path, student, seed, options):
 
 
 def flags_of(*, read_as, files, missing, ignored, starter, sandbox_problem, by_name=None, ambiguous=None,
-             uncommitted=None, blocked=None, other_version=None):
+             uncommitted=None, blocked=None, other_version=None, partial=()):
     """Everything odd about a submission, one short token each (the gradebook's `flags` column): unreadable,
     empty, unchanged-starter, missing:<chapters>, matched-by-name, ambiguous:<file names>,
     uncommitted-changes:<what was graded: head or worktree>, compile-error:<chapters>, refused:<chapters> (a
-    forbidden library or macro), other-version:<the edition's commit>, ignored-files:<count>, unsandboxed. Chapters by number (missing:04,05)."""
+    forbidden library or macro), other-version:<the edition's commit>, ignored-files:<count>, unsandboxed,
+    partial:<what the machine lacked> (grade.py --partial). Chapters by number (missing:04,05)."""
     numbers = lambda names: ",".join(sorted({n.split("_")[0] for n in names}))  # noqa: E731
     flags = []
     if read_as.startswith("unreadable"):
@@ -101,6 +117,8 @@ def flags_of(*, read_as, files, missing, ignored, starter, sandbox_problem, by_n
         flags.append(f"ignored-files:{len(ignored)}")
     if sandbox_problem:
         flags.append("unsandboxed")
+    if partial:
+        flags.append("partial:" + ",".join(partial))
     return flags
 
 
@@ -112,9 +130,9 @@ def print_table(record, out=print):
     for t in record["tasks"]:
         if t["status"] != PASSED:
             out(f"  TODO({t['task']}) {t['name']}: {t['status']}" + (f" - {t['reason']}" if t["reason"] else ""))
-    line = f"total: {record['points']}/{record['max_points']} points (graded tasks)"
+    line = f"total: {record['points']}/{record['max_points']} points"
     if record["not_graded"]:
-        line += f"; {record['not_graded']} task(s) not graded on this machine, not counted"
+        line += f"; {record['not_graded']} task(s) not graded on this machine (0 points each)"
     out(line)
 
 
@@ -148,13 +166,13 @@ def write_junit(record, path):
 
 
 def write_gradescope(record, path):
-    """Gradescope's autograder results.json: a task not graded is worth 0 of 0, says why, and has no status
-    (Gradescope knows only passed and failed)."""
+    """Gradescope's autograder results.json: a task not graded scores 0 of its points, says why, and has no
+    status (Gradescope knows only passed and failed)."""
     tests = []
     for t in record["tasks"]:
         graded = t["status"] != NOT_GRADED
         test = {"name": f"TODO({t['task']}) {t['name']}" + ("" if graded else " (not graded)"), "number": t["task"],
-                "score": 1 if t["status"] == PASSED else 0, "max_score": 1 if graded else 0,
+                "score": t["points"], "max_score": t["max_points"],
                 "output": t["reason"] if graded else f"not graded: {t['reason']}"}
         if graded:
             test["status"] = "passed" if t["status"] == PASSED else "failed"
@@ -170,15 +188,18 @@ def write_gradescope(record, path):
 
 
 def write_gradebook(records, chapters, path):
-    """One row per student: points per chapter, total, graded maximum, tasks not graded, the seed, flags."""
+    """One row per student: points per chapter and the chapter's maximum, total, maximum, tasks not graded, the
+    seed, flags, what graded it (the course commit or working tree, the GPU, the grader's version)."""
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student", *chapters, "total", "graded_max", "not_graded", "seed", "flags"])
+        w.writerow(["student", *(c for ch in chapters for c in (ch, ch + " max")), "total", "max", "not_graded",
+                    "seed", "flags", "graded_against", "gpu_name", "grader_version"])
         for r in sorted(records, key=lambda r: r["student"]):
             w.writerow([spreadsheet_cell(r["student"]),
-                        *(r["chapters"].get(ch, {}).get("points", 0) for ch in chapters),
+                        *(r["chapters"].get(ch, {}).get(k, 0) for ch in chapters for k in ("points", "max_points")),
                         r["points"], r["max_points"], r["not_graded"], r.get("seed", ""),
-                        spreadsheet_cell("; ".join(r.get("flags", [])))])
+                        spreadsheet_cell("; ".join(r.get("flags", []))),
+                        *(spreadsheet_cell(r.get(k, "")) for k in ("graded_against", "gpu_name", "grader_version"))])
 
 
 
@@ -199,7 +220,8 @@ def student_report(record):
                            + (f", {c['not_graded']} not graded" if c["not_graded"] else "")))
     out.append(("heading", "Tasks"))
     for t in record["tasks"]:
-        out.append(("row", f"TODO({t['task']}) {t['name']}: {t['status']}"))
+        out.append(("row", f"TODO({t['task']}) {t['name']}: {t['status']}"
+                           + (f" ({t['points']} of {t['max_points']} points)" if "max_points" in t else "")))
         if t["status"] == PASSED:
             continue
         out.append(("line", t["reason"] or "(no reason recorded)"))

@@ -55,6 +55,8 @@ def write_jobs(entries, out_root, grade_script, options):
         passed.append("--worktree")
     if options.no_lesson:
         passed.append("--no-lesson")
+    if options.partial:
+        passed.append("--partial")
     extra = "".join(f"#SBATCH {o}\n" for o in options.slurm_option)
     q = shlex.quote
     fields = dict(logs=q(str(folder / "logs")), extra=extra, grade=q(str(grade_script)), out=q(str(out_root)))

@@ -43,7 +43,7 @@ def plots(records, table):
         return "Plots left out: matplotlib is not installed (pip install matplotlib)."
     out = {}
     fig, ax = plt.subplots(figsize=(7, 3))
-    ax.hist([r["points"] for r in records], bins=range(0, max(r["max_points"] for r in records) + 2), align="left")
+    ax.hist([r["points"] for r in records], bins=range(0, int(max(r["max_points"] for r in records)) + 2), align="left")
     ax.set_xlabel("points")
     ax.set_ylabel("submissions")
     out["Totals"] = fig
@@ -72,7 +72,7 @@ def write_class_summary(records, chapters, path):
     page = [f"<h1>Class summary: {len(records)} submissions</h1>",
             f"<p>Seed(s): {esc(', '.join(seeds))}. Graded against: {esc(', '.join(commits) or 'unknown')}. "
             f"With a GPU: {esc(', '.join(sorted({str(r.get('gpu')) for r in records})))}.</p>",
-            "<h2>Chapters</h2><table border=\"1\"><tr><th>chapter</th><th>mean points</th><th>graded maximum"
+            "<h2>Chapters</h2><table border=\"1\"><tr><th>chapter</th><th>mean points</th><th>maximum"
             "</th></tr>"]
     for ch in chapters:
         points = [r["chapters"].get(ch, {}).get("points", 0) for r in records]
