@@ -130,6 +130,9 @@ def main():
     ap.add_argument("--submit", action="store_true", help="with --slurm: submit it (sbatch)")
     ap.add_argument("--slurm-time", default="00:30:00", help="time limit of one array task (default 00:30:00)")
     ap.add_argument("--slurm-cpus", type=int, default=8, help="CPUs of one array task (default 8)")
+    ap.add_argument("--slurm-gpus", type=int, default=1,
+                    help="GPUs of one array task, asked as --gres=gpu:N (default 1; 0: no GPU asked, as on a "
+                         "cluster without GPUs, where --partial grades the host tasks)")
     ap.add_argument("--slurm-option", action="append", default=[], metavar="OPT",
                     help="an extra #SBATCH line, e.g. --slurm-option=--partition=gpu (repeatable)")
     ap.add_argument("--seed", type=int, help="the inputs' seed (default: a fresh secret one per run, recorded in "

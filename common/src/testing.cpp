@@ -21,7 +21,7 @@ namespace {
 struct GpuState {
     bool probed = false;
     std::optional<std::string> unavailable;  // reason, when there is no usable device
-    std::optional<std::string> runner_blind;  // why the runner sees no GPU on a machine that has one
+    std::optional<std::string> runner_blind;  // the runner sees no GPU (or crashed when asked) where there is one
 };
 
 int skipped_count = 0;
@@ -55,8 +55,9 @@ GpuState& gpu_state()
         if (r.ok() && !r.value("unavailable")) return state;
         state.unavailable = gpu_unavailable_reason();
         if (!state.unavailable && has_runner())
-            state.runner_blind = r.ok() ? "it says: " + *r.value("unavailable")
-                                        : "asked whether it has one: " + r.what();
+            state.runner_blind = r.ok() ? "the runner finds no GPU on a machine that has one (it says: " +
+                                              *r.value("unavailable") + ")"
+                                        : "the runner did not answer whether it has a GPU: " + r.what();
     }
     return state;
 }
@@ -88,7 +89,7 @@ bool gpu_available_or_skip()
 {
     const GpuState& state = gpu_state();
     if (state.runner_blind) {
-        FAIL_CHECK("the runner finds no GPU on a machine that has one (" << *state.runner_blind << ")");
+        FAIL_CHECK(*state.runner_blind);
         return false;
     }
     if (state.unavailable) {

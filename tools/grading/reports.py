@@ -212,6 +212,12 @@ def student_report(record):
            ("line", f"{record['points']} of {record['max_points']} points; tasks not graded: {record['not_graded']}."
                     + (f" Inputs drawn with seed {seed}." if seed is not None else "")),
            ("line", "Flags: " + (", ".join(record.get("flags", [])) or "none") + ".")]
+    if record.get("missing_files"):
+        out.append(("line", "Not in your submission, so graded as the unchanged starter: "
+                            + ", ".join(record["missing_files"]) + "."))
+    if record.get("ignored_files"):
+        out.append(("line", "In your submission but not yours to change, so not used: "
+                            + ", ".join(record["ignored_files"]) + "."))
     if record.get("grader_error"):
         out.append(("line", f"The grader itself failed: {record['grader_error']}"))
     out.append(("heading", "Chapters"))
@@ -228,8 +234,10 @@ def student_report(record):
         if t["status"] == FAILED:
             failed = [x["test"] for x in t.get("tests", []) if x.get("status") == FAILED] or [t["name"]]
             prefix = f"COURSE_SEED={seed} " if seed is not None else ""
-            out.append(("line", f"The task's README section: {t['chapter']}/README.md, task {t['task']}. "
-                                "Run its checks again, with the same inputs:"))
+            lesson = t["task"].endswith(".lesson")
+            out.append(("line", f"The task's README section: {t['chapter']}/README.md, "
+                                + ("its lesson tests" if lesson else f"task {t['task']}")
+                                + ". Run its checks again, with the same inputs:"))
             out.append(("code", f"{prefix}meson test -C build {shlex.quote(t['chapter'] + ':' + failed[0])} "
                                 "--print-errorlogs"))
     return out
@@ -274,7 +282,22 @@ def write_all(record, out_dir):
 
 
 def merge_gradebook(out_root, chapters):
-    """gradebook.csv from every <student>/grade.json under out_root (a Slurm array's last step)."""
+    """gradebook.csv from every <student>/grade.json under out_root (a Slurm array's last step). A student of
+    out_root/slurm/submissions.tsv without one (the array task failed or was cancelled) gets a grader-error row
+    with 0 points of the maximum the others were graded against."""
     records = [json.loads(p.read_text()) for p in sorted(out_root.glob("*/grade.json"))]
+    listed = out_root / "slurm" / "submissions.tsv"
+    if listed.exists():
+        graded = {r["student"] for r in records}
+        maximum = max((r["max_points"] for r in records), default=0)
+        for line in listed.read_text().splitlines():
+            path, _, student = line.partition("\t")
+            if student and student not in graded:
+                error = ("no grade.json: its Slurm array task failed, ran out of time or was cancelled "
+                         f"(see {out_root / 'slurm' / 'logs'})")
+                records.append({"student": student, "points": 0, "max_points": maximum, "not_graded": 0,
+                                "failed": 0, "chapters": {}, "tasks": [], "submission": path,
+                                "grader_error": error, "flags": ["grader-error"]})
+                write_all(records[-1], out_root / folder_name(student))
     write_gradebook(records, chapters, out_root / "gradebook.csv")
     return records

@@ -1,7 +1,9 @@
 """A class on a Slurm cluster: one array task per submission, each on one GPU, then one merge step.
 
 The scheduler does the scheduling: `--array` runs the submissions, `--gres=gpu:1` gives each its own GPU,
-`--dependency=afterany` starts the merge once every array task has ended (failed ones included).
+`--dependency=afterany` starts the merge once every array task has ended (failed ones included). The merge
+gives a submission whose array task left no grade.json (it failed, ran out of time or was cancelled) a row of
+its own, a grader error, so that no student goes missing from the gradebook.
 """
 import shlex
 import subprocess
@@ -11,8 +13,7 @@ ARRAY = """#!/bin/bash
 # One array task per submission (listed in submissions.tsv): grade it on one GPU, in a trusted tree of its own.
 #SBATCH --job-name=grade-cuda-course
 #SBATCH --array=0-{last}
-#SBATCH --gres=gpu:1
-#SBATCH --cpus-per-task={cpus}
+{gres}#SBATCH --cpus-per-task={cpus}
 #SBATCH --time={time}
 #SBATCH --output={logs}/%A_%a.log
 {extra}set -euo pipefail
@@ -62,6 +63,7 @@ def write_jobs(entries, out_root, grade_script, options):
     fields = dict(logs=q(str(folder / "logs")), extra=extra, grade=q(str(grade_script)), out=q(str(out_root)))
     (folder / "grade-array.sbatch").write_text(ARRAY.format(
         last=len(entries) - 1, cpus=options.slurm_cpus, time=options.slurm_time, tsv=q(str(tsv)),
+        gres=f"#SBATCH --gres=gpu:{options.slurm_gpus}\n" if options.slurm_gpus else "",
         options=" ".join(q(o) for o in passed), **fields))
     (folder / "merge.sbatch").write_text(MERGE.format(**fields))
     (folder / "submit.sh").write_text(SUBMIT.format(count=len(entries)))

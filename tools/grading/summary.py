@@ -39,6 +39,7 @@ def plots(records, table):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         return "Plots left out: matplotlib is not installed (pip install matplotlib)."
     out = {}
@@ -46,6 +47,7 @@ def plots(records, table):
     ax.hist([r["points"] for r in records], bins=range(0, int(max(r["max_points"] for r in records)) + 2), align="left")
     ax.set_xlabel("points")
     ax.set_ylabel("submissions")
+    ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))  # a count of students
     out["Totals"] = fig
     fig, ax = plt.subplots(figsize=(max(7, 0.3 * len(table)), 3))
     graded = [(task, p / (p + f)) for task, _, p, f, _, _ in table if p + f]
@@ -71,7 +73,10 @@ def write_class_summary(records, chapters, path):
     commits = sorted({str(r.get("graded_against", "")) for r in records} - {""})
     page = [f"<h1>Class summary: {len(records)} submissions</h1>",
             f"<p>Seed(s): {esc(', '.join(seeds))}. Graded against: {esc(', '.join(commits) or 'unknown')}. "
-            f"With a GPU: {esc(', '.join(sorted({str(r.get('gpu')) for r in records})))}.</p>",
+            f"With a GPU: {esc(', '.join(sorted({str(r.get('gpu')) for r in records})))}"
+            + "".join(f" ({esc(name)})" for name in sorted({r.get("gpu_name") or "" for r in records} - {""}))
+            + (f". Grader version: {esc(', '.join(versions))}" if (versions := sorted(
+                {r.get("grader_version") or "" for r in records} - {""})) else "") + ".</p>",
             "<h2>Chapters</h2><table border=\"1\"><tr><th>chapter</th><th>mean points</th><th>maximum"
             "</th></tr>"]
     for ch in chapters:
