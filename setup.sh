@@ -2,7 +2,7 @@
 # From a fresh clone to a configured build in one command:
 #
 #   ./setup.sh              # then: meson test -C build
-#   ./setup.sh -Dvariant=solution build-solution     # other `meson setup` options and folder
+#   ./setup.sh -Dgpu_arch=75,90 build-75-90   # other `meson setup` options and folder
 #
 # Installs what the course needs where it may: the Debian packages (as root, or with sudo when it asks no
 # password), Meson through pipx (for root into /usr/local/bin, for anyone else into ~/.local/bin), finds the
