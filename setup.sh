@@ -66,6 +66,15 @@ fi
 command -v nvcc > /dev/null || stop "the CUDA Toolkit (nvcc) was not found on PATH, in \$CUDA_HOME or in \
 /usr/local/cuda. Install the CUDA Toolkit 12 or newer (https://developer.nvidia.com/cuda-downloads), or put \
 its bin folder on PATH, then run ./setup.sh again."
+native=()
+if ! PATH=$original_path command -v nvcc > /dev/null; then
+    # Not on your PATH: the build must call nvcc by its full path, and Meson keeps it in a machine file it
+    # finds again by name (~/.local/share/meson/native) whenever it reconfigures.
+    machine_files=${XDG_DATA_HOME:-$HOME/.local/share}/meson/native
+    mkdir -p "$machine_files"
+    printf "[binaries]\ncuda = '%s'\n" "$(command -v nvcc)" > "$machine_files/cuda-course-nvcc.ini"
+    native=(--native-file cuda-course-nvcc.ini)
+fi
 
 # 4. The build folder (the first argument that is not an option, else build).
 folder=build
@@ -75,7 +84,7 @@ for arg in "$@"; do case $arg in -*) options+=("$arg") ;; esac; done
 if [ -f "$folder/meson-info/meson-info.json" ]; then
     meson setup --reconfigure "$folder" "${options[@]}" > "$folder.setup.log" 2>&1 || { cat "$folder.setup.log"; exit 1; }
 else
-    meson setup "$folder" "${options[@]}" > "$folder.setup.log" 2>&1 || { cat "$folder.setup.log"; exit 1; }
+    meson setup "$folder" "${native[@]}" "${options[@]}" > "$folder.setup.log" 2>&1 || { cat "$folder.setup.log"; exit 1; }
 fi
 rm -f "$folder.setup.log"
 say "ready: $(meson --version | sed 's/^/Meson /'), $(nvcc --version | tail -1 | sed 's/^Build //'); $folder configured."
