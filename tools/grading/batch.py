@@ -221,6 +221,8 @@ def prepare(n, course_root, out_root, options, log=print):
     lacking = preflight.missing(checker.build, list(load_manifest()), gpu_present, facts, options.task,
                                 options.chapters)
     if lacking and not options.partial:
+        if not options.workspace:
+            shutil.rmtree(base, ignore_errors=True)
         raise SystemExit("grade: this machine cannot grade the selected tasks; it lacks:\n  - " +
                          "\n  - ".join(what for _, what in lacking) +
                          "\nGrade on a machine that has them (or select other tasks: --chapters, --no-lesson), or pass "
