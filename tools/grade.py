@@ -24,7 +24,9 @@ cuBLAS, ...) fails its chapter.
 Reports per student (under --out, default ./grades/<student>/): grade.json, grade.junit.xml, results.json
 (Gradescope), build.log and one log and XML report per test; --class also writes grades/gradebook.csv.
 With --workers N, N trusted trees grade N submissions at once, pinned round-robin to the GPUs
-(CUDA_VISIBLE_DEVICES); two submissions never run their tests on one GPU at the same time.
+(CUDA_VISIBLE_DEVICES): their builds overlap, and their tests share the GPU (--gpu-share on, the default: the
+large tests scheduled by the GPU memory their chapter declares, the lesson tests alone); with --gpu-share off,
+one submission's whole test phase holds the GPU. Either way the verdicts are the same.
 """
 import argparse
 import os
@@ -126,6 +128,12 @@ def main():
     ap.add_argument("--workers", type=int, default=1, help="submissions graded at once (default 1)")
     ap.add_argument("--jobs", type=int,
                     help="test programs of one submission run at once (default: 8, or the cores this process may use if fewer)")
+    ap.add_argument("--gpu-share", choices=("on", "off"), default="on",
+                    help="tests of several submissions on one GPU at once (on, the default) or one submission's "
+                         "tests at a time (off)")
+    ap.add_argument("--gpu-slots", type=int,
+                    help="with --gpu-share on: test programs on one GPU at once, whichever submissions they are "
+                         "of (default: --jobs)")
     ap.add_argument("--slurm", action="store_true", help="with --class: write a Slurm job array instead of grading")
     ap.add_argument("--submit", action="store_true", help="with --slurm: submit it (sbatch)")
     ap.add_argument("--slurm-time", default="00:30:00", help="time limit of one array task (default 00:30:00)")
@@ -155,8 +163,8 @@ def main():
         ap.error("--student goes with --submission")
     if (args.slurm and not args.class_dir) or (args.submit and not args.slurm):
         ap.error("--slurm goes with --class, --submit with --slurm")
-    if args.workers < 1 or (args.jobs is not None and args.jobs < 1):
-        ap.error("--workers and --jobs take a number of at least 1")
+    if args.workers < 1 or any(n is not None and n < 1 for n in (args.jobs, args.gpu_slots)):
+        ap.error("--workers, --jobs and --gpu-slots take a number of at least 1")
     Build.with_lesson = points.load(chapters=list(load_manifest())).lesson and not args.no_lesson
     args.course_root = str(COURSE_ROOT)
     known = list(load_manifest())

@@ -77,6 +77,8 @@ def fixtures():
         # the solution, made from another student edition (tools/release.py's course-edition.json)
         "other_version": ("folder", {**solution, "course-edition.json": json.dumps({"commit": "0" * 40})}, "all"),
         # the same with chapter 01's file twice (an old copy in a folder): neither is taken, 01 is the starter
+        # handed in with nothing in it: an empty folder
+        "empty": ("folder", {}, "zero"),
         "flat_zip_twice": ("flat zip", {**solution, "old/serial_reduce_student.cpp": starter[only("01_serial_recursive", starter)]},
                            "ambiguous 01"),
     }
@@ -93,6 +95,7 @@ FLAGS = {
     "flat_zip": ["matched-by-name"],
     "other_version": ["other-version:000000000000"],
     "flat_zip_twice": ["matched-by-name", "ambiguous:serial_reduce_student.cpp", "missing:01"],
+    "empty": ["empty"],
 }
 
 
@@ -108,6 +111,7 @@ def make(class_dir):
                     z.writestr(Path(rel).name if rel.count("/") > 1 else rel, text)  # NN_name/starter/x: by name
             continue
         if form in ("folder", "git", "bare git", "uncommitted git"):
+            (class_dir / name).mkdir()
             write_tree(class_dir / name, files)
             if form != "folder":
                 git = ["git", "-C", str(class_dir / name), "-c", "user.name=student", "-c", "user.email=s@example.org"]
@@ -175,7 +179,7 @@ def check(class_dir, grades):
                 want(g["max_points"] == len(tasks), f"maximum {g['max_points']}, expected the course's {len(tasks)} "
                                                     "(every task, graded or not)")
         elif expect == "zero":
-            want(g["points"] == 0, f"the starter scored {g['points']}")
+            want(g["points"] == 0, f"scored {g['points']} (the starter's or no work: 0)")
             want(all(t["status"] != "passed" for t in tasks), "a starter task passed")
         elif expect in ONE_CHAPTER_FAILS:
             chapter, phrase = ONE_CHAPTER_FAILS[expect]

@@ -3,9 +3,11 @@ round-robin to the GPUs.
 
 The checker tree (the instructor's checks, no student code) is built once. Each worker owns a runner workspace
 (a pristine tree without solutions, copied afresh for every submission) and runs its tests with
-CUDA_VISIBLE_DEVICES set to GPU i mod (number of GPUs), holding that GPU's lock while a submission's tests run:
-builds overlap, test runs never share a GPU. The submission's build runs in the build sandbox; its runners run
-in the runner sandbox (tools/grading/sandbox.py). A crash, hang or grader error costs only that submission.
+CUDA_VISIBLE_DEVICES set to GPU i mod (number of GPUs). Builds overlap everything. The GPU is shared
+(tools/grading/gpu_share.py): the tests of several submissions run on it at once, the large ones scheduled by the
+GPU memory they declare, the lesson ones alone; with --gpu-share off, one submission's whole test phase holds
+the GPU. The submission's build runs in the build sandbox; its runners run in the runner sandbox
+(tools/grading/sandbox.py). A crash, hang or grader error costs only that submission.
 """
 import hashlib
 import os
@@ -18,9 +20,11 @@ import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 
 from . import preflight, reports, sandbox
+from .gpu_share import GpuShare
 from .model import FAILED, Outcome, Task
 from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
 from .shortcuts import find_forbidden
@@ -55,6 +59,7 @@ class Worker:
         self.index, self.ws, self.gpu, self.gpu_lock, self.tmp = index, workspace, gpu, gpu_lock, tmp
         self.env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
         self.gpu_name = ""  # set by prepare() from nvidia-smi
+        self.gpu_share = None  # set by prepare(): the GPU's GpuShare, or None with --gpu-share off
 
 
 class Batch:
@@ -112,7 +117,8 @@ def grade_one(batch, worker, path, student, out_root, options):
                    if ws.runner_of(ch) and ws.chapter_files(ch, files) != ws.chapter_files(ch, {})}
         cached = {ch: batch.cache.get(key) for ch, key in changed.items()}
         to_build = [ch for ch in changed if cached[ch] is None]
-        build_prefix = sandbox.build_prefix(batch.hidden, [ws.path])
+        # at a lower priority: the tests beside the build have time limits, the build has none that matters
+        build_prefix = ["nice", "-n", "10"] + sandbox.build_prefix(batch.hidden, [ws.path])
         blocked, build_s = ws.compile(to_build, out_dir / "build.log", options.build_timeout, build_prefix)
         for ch, hit in cached.items():
             if hit is None:
@@ -136,15 +142,18 @@ def grade_one(batch, worker, path, student, out_root, options):
             look_start = time.monotonic()
             return find_forbidden(ws.build_dir, owned, ws.baseline, ws.student_paths), time.monotonic() - look_start
 
+        waited = {"gpu": 0.0}
         with ThreadPoolExecutor(max_workers=1) as pool:
             forbidden = pool.submit(look)
-            with worker.gpu_lock:
+            lock_start = time.monotonic()
+            with nullcontext() if worker.gpu_share else worker.gpu_lock:
+                waited["gpu"] += time.monotonic() - lock_start
                 tests_start = time.monotonic()
                 tasks = run_tasks(batch.checker.build, list(ws.manifest), out_dir / "tests",
                                   gpu_present=batch.gpu_present, chapter_timeout=options.chapter_timeout,
                                   blocked=blocked, exe_hashes=hashes, env=env, runner_build=ws.build_dir,
                                   jobs=options.jobs or options.jobs_default, only_task=options.task,
-                                  only_chapters=graded)
+                                  only_chapters=graded, gpu_share=worker.gpu_share, waited=waited)
                 tests_s = time.monotonic() - tests_start
             refused, look_s = forbidden.result()
         for task in tasks.values():
@@ -163,9 +172,11 @@ def grade_one(batch, worker, path, student, out_root, options):
                                   flags=flags, missing_files=missing, ignored_files=ignored,
                                   reproduce=reports.reproduce_command(path, student, batch.seed, options),
                                   # where the time went: reading the submission, the build, the forbidden-
-                                  # library look, the tests (the lock wait for a shared GPU is in `seconds`)
+                                  # library look (beside the tests), the tests (their waits for the GPU
+                                  # included), and those waits (summed over tests that wait side by side)
                                   read_seconds=round(read_s, 1), build_seconds=round(build_s, 1),
                                   library_check_seconds=round(look_s, 1), test_seconds=round(tests_s, 1),
+                                  gpu_wait_seconds=round(waited["gpu"], 1),
                                   seconds=round(time.monotonic() - start, 1))
     reports.write_all(record, out_dir)
     return record
@@ -216,8 +227,13 @@ def prepare(n, course_root, out_root, options, log=print):
         checker = checker_future.result()
     gpu_present = gpu_works(checker.build, base, workers[0].env)
     facts = preflight.gpu_facts(gpus) if gpu_present else {}
+    # one GpuShare per GPU, as many test programs at once as one submission runs (--jobs): more make the
+    # GPU's time slices and the CPU the bottleneck (16 at once on a 16-core H100 machine timed tests out)
+    slots = options.gpu_slots or options.jobs or options.jobs_default
+    shares = {g: GpuShare(slots, facts.get(g, ("", 16.0))[1]) for g in gpus} if options.gpu_share == "on" else {}
     for w in workers:
         w.gpu_name = facts.get(w.gpu, ("",))[0]
+        w.gpu_share = shares.get(w.gpu)
     lacking = preflight.missing(checker.build, list(load_manifest()), gpu_present, facts, options.task,
                                 options.chapters)
     if lacking and not options.partial:
@@ -251,7 +267,7 @@ def grade_batch(entries, course_root, out_root, options, log=print):
     idle = queue.Queue()
     for w in workers:
         idle.put(w)
-    records, done, lock = [], [], threading.Lock()
+    records, done, finished, lock = [], [], [], threading.Lock()
     batch_start = time.monotonic()
 
     def grade(entry):
@@ -269,6 +285,7 @@ def grade_batch(entries, course_root, out_root, options, log=print):
         with lock:
             records.append(record)
             done.append(record)
+            finished.append(time.monotonic())
             failing = sum(r["failed"] > 0 for r in done)
             errors = sum("grader_error" in r for r in done)
             left = len(entries) - len(done)
@@ -286,9 +303,17 @@ def grade_batch(entries, course_root, out_root, options, log=print):
         list(pool.map(grade, entries))
     wall = time.monotonic() - start
     slowest = sorted(records, key=lambda r: -r["seconds"])[:3]
+    sharing = f"GPU shared ({workers[0].gpu_share.slots} tests at once)" if workers[0].gpu_share else "GPU not shared"
     summary = [f"{len(records)} submission(s), {len(workers)} worker(s): {wall:.0f} s wall "
-               f"({wall / len(records):.1f} s per student, grading trees included); "
-               f"each submission {sum(r['seconds'] for r in records) / len(records):.1f} s on average",
+               f"({wall / len(records):.1f} s per student, grading trees included"
+               + (f"; {(finished[-1] - finished[0]) / (len(finished) - 1):.1f} s per student between the first and "
+                  "the last to finish" if len(finished) > 1 else "") + "); "
+               f"each submission {sum(r['seconds'] for r in records) / len(records):.1f} s on average; {sharing}",
+               "per submission on average: " + ", ".join(
+                   f"{what} {sum(r.get(key, 0) for r in records) / len(records):.1f} s"
+                   for what, key in (("build", "build_seconds"), ("library check", "library_check_seconds"),
+                                     ("tests", "test_seconds"), ("of which waiting for the GPU (summed over tests)",
+                                                                 "gpu_wait_seconds"))),
                "slowest: " + ", ".join(f"{reports.printable(r['student'])} {r['seconds']:.0f} s" for r in slowest),
                f"seed {batch.seed}" + (f"; UNSANDBOXED: {batch.sandbox_problem}" if batch.sandbox_problem else "")]
     if not options.workspace:

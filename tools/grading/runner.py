@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 
 from . import doctest_xml
@@ -126,7 +127,8 @@ def gpu_works(build, out_dir, env=None):
 
 
 def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked=None, exe_hashes=None,
-              env=None, runner_build=None, jobs=1, progress=None, only_task=None, only_chapters=None):
+              env=None, runner_build=None, jobs=1, progress=None, only_task=None, only_chapters=None,
+              gpu_share=None, waited=None):
     """Runs every graded test (or those of `only_task`, e.g. "04.2"); returns {task id: Task}.
 
     blocked: {chapter: reason} for chapters that must not run (compile error, forbidden library): their
@@ -134,25 +136,57 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     changed since is not run. env: variables for every test (e.g. CUDA_VISIBLE_DEVICES, COURSE_SANDBOX,
     COURSE_SEED). runner_build: the build whose runners the checks call instead of those of `build` (a
     submission's runners, same layout). jobs: test programs run at once (correctness checks only: nothing
-    graded is timed).
+    graded is timed). gpu_share: where a GPU test takes its place on the GPU (gpu_share.GpuShare; None: it
+    just runs); the seconds its tests waited for it are added to waited["gpu"]. A chapter's time limit counts
+    only while one of its tests runs, never while they wait.
     """
     blocked = blocked or {}
     out_dir.mkdir(parents=True, exist_ok=True)
     tests = [t for t in build.task_tests() if (only_task is None or task_id_of(t["name"]) == only_task)
              and (only_chapters is None or chapter_of(task_id_of(t["name"]), chapters) in only_chapters)]
     outcomes = [None] * len(tests)
-    chapter_start, lock = {}, threading.Lock()
+    lock = threading.Lock()
+    # per (chapter, phase): [seconds used, tests running, when the first of them started]; the chapter's limit
+    # counts its shared and its one-at-a-time phase apart
+    clocks = {}
+    waited = waited if waited is not None else {}
+    waited.setdefault("gpu", 0.0)
 
-    def alone(test):  # GBs of GPU memory (large) or the GPU's counters (lesson): never two at once
-        return any(s.split(":")[-1] in ("large", "lesson") for s in test.get("suite", []))
+    def suites(test):
+        return {s.split(":")[-1] for s in test.get("suite", [])}
 
-    def run_one(i):
+    def alone(test):  # GBs of GPU memory (large) or the GPU's counters (lesson): after the shared tests
+        return bool(suites(test) & {"large", "lesson"})
+
+    def run_one(i):  # a shared or large test: its place on the GPU, by the memory it declares
         test = tests[i]
-        chapter = chapter_of(task_id_of(test["name"]), chapters)
+        if gpu_share is None or "gpu" not in suites(test):
+            return run_timed(i)
+        gib = (test.get("env") or {}).get("COURSE_GPU_MEMORY_GIB")
+        with gpu_share.use(float(gib) if gib else None) as wait:
+            with lock:
+                waited["gpu"] += wait
+            return run_timed(i)
+
+    def run_timed(i):
+        key = (chapter_of(task_id_of(tests[i]["name"]), chapters), alone(tests[i]))
+        with lock:
+            clock = clocks.setdefault(key, [0.0, 0, 0.0])
+            if clock[1] == 0:
+                clock[2] = time.monotonic()
+            clock[1] += 1
+            left = chapter_timeout - clock[0] - (time.monotonic() - clock[2])
+        try:
+            return run_test(i, left)
+        finally:
+            with lock:
+                clock[1] -= 1
+                if clock[1] == 0:
+                    clock[0] += time.monotonic() - clock[2]
+
+    def run_test(i, left):
+        test = tests[i]
         exe = test["cmd"][0]
-        with lock:  # the chapter's limit counts its shared and its one-at-a-time phase apart
-            start = chapter_start.setdefault((chapter, alone(test)), time.monotonic())
-            left = chapter_timeout - (time.monotonic() - start)
         if left <= 0:
             return Outcome(test["name"], FAILED, f"TIMEOUT: the chapter's limit of {chapter_timeout:.0f} s was used "
                                                  "up before this test ran")
@@ -194,13 +228,29 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     # chapter's kernels under Nsight Compute), would only hang again, one time limit each.
     hung = {TASK_TEST.match(tests[i]["name"]).group(1, 2): tests[i]["name"] for i in shared
             if outcomes[i].status == FAILED and outcomes[i].reason.startswith("TIMEOUT")}
+    later = []
     for i in runnable:
         if alone(tests[i]):
             m = TASK_TEST.match(tests[i]["name"])
             blocker = hung.get(m.group(1, 2)) or (is_lesson(tests[i]["name"]) and
                                                   next((n for k, n in hung.items() if k[0] == m.group(1)), None))
-            outcomes[i] = (Outcome(tests[i]["name"], FAILED, f"not run: '{blocker}' timed out (a hung kernel)")
-                           if blocker else run_one(i))
+            if blocker:
+                outcomes[i] = Outcome(tests[i]["name"], FAILED, f"not run: '{blocker}' timed out (a hung kernel)")
+            else:
+                later.append(i)
+    large = [i for i in later if not is_lesson(tests[i]["name"])]
+    lessons = [i for i in later if is_lesson(tests[i]["name"])]
+    # On a shared GPU the large tests run side by side as their declared memory allows, and the lesson tests
+    # (Nsight Compute's counters) one after the other in one turn alone on the GPU: emptying it once per
+    # submission, not once per test. Without one, each runs alone in turn.
+    with ThreadPoolExecutor(max_workers=max(1, jobs) if gpu_share else 1) as pool:
+        for i, outcome in zip(large, pool.map(run_one, large)):
+            outcomes[i] = outcome
+    gpu_lessons = [i for i in lessons if "gpu" in suites(tests[i])]
+    with gpu_share.use(alone=True) if gpu_share and gpu_lessons else nullcontext(0.0) as wait:
+        waited["gpu"] += wait
+        for i in lessons:
+            outcomes[i] = run_timed(i)
 
     tasks = {}
     for test, outcome in zip(tests, outcomes):
