@@ -43,7 +43,7 @@ int main(int argc, char** argv)
                          "size sweep",
                          std::size_t{1} << 28, std::size_t{1} << 30};
     spec.benchmark = true;
-    spec.kernels = course::names_of(progression);
+    spec.kernels = course::names_of(unroll_warp_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -55,7 +55,7 @@ int main(int argc, char** argv)
         course::DeviceBuffer<int> d_in(args.n);
         d_in.copy_from_host(data);
         course::DeviceBuffer<long long> total(1);
-        ReduceWorkspace workspace;
+        UnrollWarpWorkspace workspace;
         course::cub_ref::Sum cub_sum(args.n);
         bool all_correct = true;
 
@@ -74,7 +74,7 @@ int main(int argc, char** argv)
             all_correct = all_correct && timing.has_value();
             return timing;
         };
-        const auto step_call = [&](const course::Step<IntReduce>& step, std::size_t n, int block) {
+        const auto step_call = [&](const UnrollWarpStep& step, std::size_t n, int block) {
             return [&, n, block] { step.launch(d_in.data(), total.data(), n, block, &workspace, 0); };
         };
         const auto cub_call = [&](std::size_t n) { return [&, n] { cub_sum(d_in.data(), total.data(), n); }; };
@@ -83,7 +83,7 @@ int main(int argc, char** argv)
         const auto bench_table = [&](const std::string& title, std::size_t n, const std::function<bool(const char*)>& include) {
             course::BenchTable table(title, n, copy_gbps);
             const double bytes = static_cast<double>(n * sizeof(int));
-            for (const course::Step<IntReduce>& step : progression)
+            for (const UnrollWarpStep& step : unroll_warp_progression)
                 if (include(step.name) && args.wants(step.name))
                     if (const auto t = measure(step.name, n, step_call(step, n, args.block)))
                         table.add(step.name, *t, bytes);
@@ -113,7 +113,7 @@ int main(int argc, char** argv)
         // The sweep: the best kernel at its best block and CUB at every size, each checked once before it is
         // timed. Block 1024: on the H100 (2026-11-22) reduce_vectorized at 2^28 ran 1.02x CUB at block 1024 and
         // 1.00x at 256, from L2-flushed DRAM (one grid of resident blocks either way, a quarter as many blocks).
-        const course::Step<IntReduce>& best = progression[std::size(progression) - 1];
+        const UnrollWarpStep& best = unroll_warp_progression[std::size(unroll_warp_progression) - 1];
         if (args.wants(best.name)) {
             constexpr int sweep_block = 1024;
             course::SizeSweep sweep("04_unroll_warp, int32, block = " + std::to_string(sweep_block), best.name,

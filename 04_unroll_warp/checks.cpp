@@ -65,7 +65,7 @@ const std::pair<const char*, const char*> int_launchers[] = {
     {"04.6", "reduce_vectorized"},
 };
 
-// The 04.6 launchers keep their state in a ReduceWorkspace, which the runner keeps, one per value of the
+// The 04.6 launchers keep their state in an UnrollWarpWorkspace, which the runner keeps, one per value of the
 // parameter "workspace": every case takes a new one and shares it between all its launches, so a kernel that
 // does not reset it fails from the second launch on.
 std::pair<std::string, long long> new_workspace()

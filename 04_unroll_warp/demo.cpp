@@ -28,7 +28,7 @@ constexpr int order_runs = 10;
 // Runs a float kernel `order_runs` times on the same input and prints every distinct result.
 template <class Total>
 void print_distinct_results(const char* label, const course::DeviceBuffer<float>& d_in, std::size_t n, int block,
-                            ReduceWorkspace& workspace, int digits)
+                            UnrollWarpWorkspace& workspace, int digits)
 {
     course::DeviceBuffer<Total> total(1);
     std::set<Total> results;
@@ -49,7 +49,7 @@ int main(int argc, char** argv)
 {
     course::ArgSpec spec{"unroll_warp_demo", "sum random ints, floats and bytes with every chapter 04 kernel",
                          std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.kernels = course::names_of(progression);
+    spec.kernels = course::names_of(unroll_warp_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
@@ -69,8 +69,8 @@ int main(int argc, char** argv)
         course::DeviceBuffer<int> d_in(args.n);
         d_in.copy_from_host(data);
         course::DeviceBuffer<long long> total(1);
-        ReduceWorkspace workspace;
-        for (const course::Step<IntReduce>& step : progression) {
+        UnrollWarpWorkspace workspace;
+        for (const UnrollWarpStep& step : unroll_warp_progression) {
             if (!args.wants(step.name)) continue;
             total.fill_bytes(0xA5);  // a kernel that never writes the total must not show the previous one's
             const auto t = course::time_gpu(

@@ -59,9 +59,9 @@ struct OnePassState {
 // The caller-owned workspace of the one-pass kernels (Task 04.6), as CUB's temporary storage: create one,
 // reuse it for every launch and any n. Launches that may run at the same time (on two streams, from two host
 // threads) need one workspace each; launches one after the other on one stream can share one.
-class ReduceWorkspace {
+class UnrollWarpWorkspace {
 public:
-    ReduceWorkspace();  // allocates the state and zeroes it (returns when it is zero)
+    UnrollWarpWorkspace();  // allocates the state and zeroes it (returns when it is zero)
     OnePassState* state() { return state_.data(); }
 
 private:
@@ -71,18 +71,18 @@ private:
 // Task 04.6: the best kernel: 16-byte vector loads (any pointer alignment: scalar head, vector body, scalar
 // tail), four loads in flight per thread, one pass in which the last block to finish writes the total (no
 // memset before the kernel).
-void reduce_vectorized(const int* d_in, long long* d_total, std::size_t n, int block, ReduceWorkspace& workspace,
+void reduce_vectorized(const int* d_in, long long* d_total, std::size_t n, int block, UnrollWarpWorkspace& workspace,
                        cudaStream_t stream = 0);
 // Floats with float4 loads. Double accumulation (the checked, recommended one: error <= n * 2^-53 * sum|x|)
 // or float accumulation (one float per thread and per block: the order of the blocks' atomics shows in the
 // result). The output type picks which.
 void reduce_vectorized_float(const float* d_in, double* d_total, std::size_t n, int block,
-                             ReduceWorkspace& workspace, cudaStream_t stream = 0);
+                             UnrollWarpWorkspace& workspace, cudaStream_t stream = 0);
 void reduce_vectorized_float(const float* d_in, float* d_total, std::size_t n, int block,
-                             ReduceWorkspace& workspace, cudaStream_t stream = 0);
+                             UnrollWarpWorkspace& workspace, cudaStream_t stream = 0);
 // Bytes (e.g. n > 2^31 of them), 16 per load, summed exactly in 64 bits.
 void reduce_vectorized_bytes(const std::uint8_t* d_in, long long* d_total, std::size_t n, int block,
-                             ReduceWorkspace& workspace, cudaStream_t stream = 0);
+                             UnrollWarpWorkspace& workspace, cudaStream_t stream = 0);
 
 // Task 04.7, by hand (no GPU needed): occupancy, the share of an SM's threads that a kernel's blocks fill. One SM
 // of an H100 (compute capability 9.0) holds at most 2048 threads, 32 blocks, 65536 32-bit registers and

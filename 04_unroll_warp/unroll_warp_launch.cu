@@ -181,7 +181,7 @@ void launch_grid_stride(const char* name, Kernel* kernel, std::size_t dynamic_sm
 // No memset: the last block writes *d_total. n = 0 still launches one block, which writes 0.
 template <class T, class Acc>
 void launch_vectorized(const char* name, const T* d_in, Acc* d_total, std::size_t n, int block,
-                       ReduceWorkspace& workspace, cudaStream_t stream)
+                       UnrollWarpWorkspace& workspace, cudaStream_t stream)
 {
     check_arguments(name, d_in, d_total, n, block);
     const auto kernel = reduce_vectorized_kernel<T, Acc>;
@@ -193,7 +193,7 @@ void launch_vectorized(const char* name, const T* d_in, Acc* d_total, std::size_
 
 }  // namespace
 
-ReduceWorkspace::ReduceWorkspace() : state_(1)
+UnrollWarpWorkspace::UnrollWarpWorkspace() : state_(1)
 {
     state_.fill_bytes(0);
     CUDA_CHECK(cudaStreamSynchronize(0));  // zero before a launch on any stream can use it
@@ -247,23 +247,23 @@ void reduce_redux(const int* d_in, long long* d_total, std::size_t n, int block,
     launch_grid_stride("reduce_redux", reduce_warp_kernel<ReduxWarpSum>, 0, d_in, d_total, n, block, stream);
 }
 
-void reduce_vectorized(const int* d_in, long long* d_total, std::size_t n, int block, ReduceWorkspace& workspace,
+void reduce_vectorized(const int* d_in, long long* d_total, std::size_t n, int block, UnrollWarpWorkspace& workspace,
                        cudaStream_t stream)
 {
     launch_vectorized("reduce_vectorized", d_in, d_total, n, block, workspace, stream);
 }
 void reduce_vectorized_float(const float* d_in, double* d_total, std::size_t n, int block,
-                             ReduceWorkspace& workspace, cudaStream_t stream)
+                             UnrollWarpWorkspace& workspace, cudaStream_t stream)
 {
     launch_vectorized("reduce_vectorized_float", d_in, d_total, n, block, workspace, stream);
 }
 void reduce_vectorized_float(const float* d_in, float* d_total, std::size_t n, int block,
-                             ReduceWorkspace& workspace, cudaStream_t stream)
+                             UnrollWarpWorkspace& workspace, cudaStream_t stream)
 {
     launch_vectorized("reduce_vectorized_float", d_in, d_total, n, block, workspace, stream);
 }
 void reduce_vectorized_bytes(const std::uint8_t* d_in, long long* d_total, std::size_t n, int block,
-                             ReduceWorkspace& workspace, cudaStream_t stream)
+                             UnrollWarpWorkspace& workspace, cudaStream_t stream)
 {
     launch_vectorized("reduce_vectorized_bytes", d_in, d_total, n, block, workspace, stream);
 }

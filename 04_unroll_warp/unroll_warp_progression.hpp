@@ -11,11 +11,11 @@
 
 // Every step's signature: the launchers', with a pointer to the workspace, which only the 04.6 kernel uses
 // (the others may be given nullptr; the 04.6 step rejects it).
-using IntReduce = void(const int* d_in, long long* d_total, std::size_t n, int block, ReduceWorkspace* workspace,
+using IntReduce = void(const int* d_in, long long* d_total, std::size_t n, int block, UnrollWarpWorkspace* workspace,
                        cudaStream_t stream);
 
 template <void (*Launch)(const int*, long long*, std::size_t, int, cudaStream_t)>
-void without_workspace(const int* d_in, long long* d_total, std::size_t n, int block, ReduceWorkspace*,
+void without_workspace(const int* d_in, long long* d_total, std::size_t n, int block, UnrollWarpWorkspace*,
                        cudaStream_t stream)
 {
     Launch(d_in, d_total, n, block, stream);
@@ -23,16 +23,18 @@ void without_workspace(const int* d_in, long long* d_total, std::size_t n, int b
 
 // A step that needs the workspace refuses a null one, before anything runs, as the launchers refuse bad
 // arguments.
-template <void (*Launch)(const int*, long long*, std::size_t, int, ReduceWorkspace&, cudaStream_t)>
-void with_workspace(const int* d_in, long long* d_total, std::size_t n, int block, ReduceWorkspace* workspace,
+template <void (*Launch)(const int*, long long*, std::size_t, int, UnrollWarpWorkspace&, cudaStream_t)>
+void with_workspace(const int* d_in, long long* d_total, std::size_t n, int block, UnrollWarpWorkspace* workspace,
                     cudaStream_t stream)
 {
     if (workspace == nullptr)
-        throw std::invalid_argument("this step of the progression needs a ReduceWorkspace (workspace is nullptr)");
+        throw std::invalid_argument("this step of the progression needs an UnrollWarpWorkspace (workspace is nullptr)");
     Launch(d_in, d_total, n, block, *workspace, stream);
 }
 
-inline const course::Step<IntReduce> progression[] = {
+using UnrollWarpStep = course::Step<IntReduce>;
+
+inline const UnrollWarpStep unroll_warp_progression[] = {
     {"04.1", "reduce_unrolling2", without_workspace<reduce_unrolling2>,
      "each thread adds 2 elements while loading: half the blocks, 2 loads in flight"},
     {"04.1", "reduce_unrolling4", without_workspace<reduce_unrolling4>, "4 elements per thread while loading"},

@@ -3,7 +3,7 @@
 //
 // Every operation is a launcher or a probe (unroll_warp.hpp): buffer 0 the input, buffer 1 the total; and
 // "occupancy answers" (a host operation) returns Task 04.7's answers as values. The 04.6
-// launchers also take a ReduceWorkspace, which the runner keeps from one call to the next, one per value of the
+// launchers also take an UnrollWarpWorkspace, which the runner keeps from one call to the next, one per value of the
 // parameter "workspace": the checks give every case its own, shared by all the case's launches (a kernel that
 // does not reset it fails from the second launch on). "progression step" runs one step of the progression table
 // (given code) by its index, as the demo and the bench do.
@@ -27,14 +27,14 @@ void plain(Call& c)
     Launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, c.stream());
 }
 
-ReduceWorkspace& workspace(Call& c, const std::string& which = "")
+UnrollWarpWorkspace& workspace(Call& c, const std::string& which = "")
 {
-    return c.keep<ReduceWorkspace>("workspace " + std::to_string(c.param("workspace")) + which);
+    return c.keep<UnrollWarpWorkspace>("workspace " + std::to_string(c.param("workspace")) + which);
 }
 
 void vectorized(Call& c)
 {
-    ReduceWorkspace& w = workspace(c);
+    UnrollWarpWorkspace& w = workspace(c);
     reduce_vectorized(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
 }
 
@@ -42,7 +42,7 @@ void vectorized(Call& c)
 // total), anything else double accumulation (a double total).
 void vectorized_float(Call& c)
 {
-    ReduceWorkspace& w = workspace(c);
+    UnrollWarpWorkspace& w = workspace(c);
     if (c.param("accumulator_bits", 64) == 32)
         reduce_vectorized_float(c.buffer<float>(0), c.buffer<float>(1), c.n, c.block, w, c.stream());
     else
@@ -51,7 +51,7 @@ void vectorized_float(Call& c)
 
 void vectorized_bytes(Call& c)
 {
-    ReduceWorkspace& w = workspace(c);
+    UnrollWarpWorkspace& w = workspace(c);
     reduce_vectorized_bytes(c.buffer<std::uint8_t>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
 }
 
@@ -60,8 +60,8 @@ void vectorized_bytes(Call& c)
 // waits for both streams before it copies the totals back.
 void vectorized_two_streams(Call& c)
 {
-    ReduceWorkspace& a = workspace(c, " stream 0");
-    ReduceWorkspace& b = workspace(c, " stream 1");
+    UnrollWarpWorkspace& a = workspace(c, " stream 0");
+    UnrollWarpWorkspace& b = workspace(c, " stream 1");
     reduce_vectorized(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, a, c.own_stream(0));
     reduce_vectorized(c.buffer<int>(2), c.buffer<long long>(3), static_cast<std::size_t>(c.param("n_b")), c.block, b,
                       c.own_stream(1));
@@ -84,10 +84,10 @@ void occupancy(Call& c)
 void progression_step(Call& c)
 {
     const auto i = static_cast<std::size_t>(c.param("step"));
-    if (i >= std::size(progression)) throw std::runtime_error("no progression step " + std::to_string(i));
-    c.value("name", progression[i].name);
-    ReduceWorkspace* w = c.has("workspace") ? &workspace(c) : nullptr;
-    progression[i].launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
+    if (i >= std::size(unroll_warp_progression)) throw std::runtime_error("no progression step " + std::to_string(i));
+    c.value("name", unroll_warp_progression[i].name);
+    UnrollWarpWorkspace* w = c.has("workspace") ? &workspace(c) : nullptr;
+    unroll_warp_progression[i].launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
 }
 
 const course::runner::Op ops[] = {

@@ -37,7 +37,7 @@ namespace {
 
 // One verified run of a step: "" when *d_total is the expected sum and the tree finished, else what is wrong.
 // `launches` gets the tree's device-side launch count.
-std::string verify(const course::Step<NestedLauncher>& step, const NestedWorkspace& workspace,
+std::string verify(const NestedStep& step, const NestedWorkspace& workspace,
                    const course::DeviceBuffer<long long>& d_total, std::int64_t expected, std::uint64_t& launches)
 {
     try {

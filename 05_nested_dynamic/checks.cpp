@@ -54,7 +54,7 @@ constexpr unsigned char poison = 0xAB;  // the level buffer, the partial sums an
 constexpr std::size_t guard = nested_segment;
 
 // The NestedWorkspace of a call, and its test hooks.
-struct Workspace {
+struct WorkspaceOptions {
     long long kept = 0;     // > 0: the runner keeps this workspace across the calls naming it; 0: a fresh one
     std::size_t max_n = 0;  // its size; 0: the call's n
     bool widened = false;   // widen_race_windows
@@ -62,13 +62,13 @@ struct Workspace {
 };
 
 // A workspace of the case's own (the runner keeps it as long as it runs).
-Workspace kept(std::size_t max_n, bool widened = false)
+WorkspaceOptions kept(std::size_t max_n, bool widened = false)
 {
     static long long last = 0;
     return {++last, max_n, widened};
 }
 
-void add_workspace(Call& c, const Workspace& w)
+void add_workspace(Call& c, const WorkspaceOptions& w)
 {
     c.param("poison", poison);
     if (w.kept > 0) c.param("workspace", w.kept);
@@ -82,7 +82,7 @@ std::chrono::seconds call_limit() { return std::chrono::seconds(course::testing:
 
 // r on data[0, n), with the guard after it; the input comes back (up to checked_input_limit elements), the
 // total is poisoned first.
-Call reduction_call(const Reduction& r, const IntData& data, std::size_t n, const Workspace& w = {})
+Call reduction_call(const Reduction& r, const IntData& data, std::size_t n, const WorkspaceOptions& w = {})
 {
     Call c(r.op, n);
     c.input(data.input(), 0, n, 0, std::min(guard, data.size() - n));
@@ -156,7 +156,7 @@ void check_two_streams(const Reduction& r)
 void check_variant(const Reduction& r, std::uint64_t salt, bool up_to_2_26)
 {
     const std::vector<std::size_t> sizes = check_sizes(up_to_2_26);
-    const Workspace w = kept(sizes.back());
+    const WorkspaceOptions w = kept(sizes.back());
     const IntData one_to_eight({1, 2, 3, 4, 5, 6, 7, 8});
     check_sum(r.task, reduction_call(r, one_to_eight, 8, w), one_to_eight, 8, call(r.op, 8) + " of 1..8");
     const IntData near_int_max(std::vector<int>(100003, INT_MAX - 7));
@@ -174,7 +174,7 @@ void check_variant(const Reduction& r, std::uint64_t salt, bool up_to_2_26)
 void check_widened(const Reduction& r)
 {
     const IntData data(course::random_ints(100003 + guard, seed(9)));
-    const Workspace w = kept(100003, true);
+    const WorkspaceOptions w = kept(100003, true);
     for (int round = 0; round < 3; ++round)
         for (std::size_t n : {300, 1000, 4099, 100003})
             check_sum(r.task, reduction_call(r, data, n, w), data, n,
@@ -254,7 +254,7 @@ TEST_CASE("TODO(05.1) nested_reduce: bad arguments are rejected, n = 0 launches 
     SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     const IntData data(course::random_ints(1001, seed(11)));
     for (const Reduction* r : trees) {
-        const Workspace w = kept(1000);  // one workspace through the calls below, as a caller would use it
+        const WorkspaceOptions w = kept(1000);  // one workspace through the calls below, as a caller would use it
         Call before("NestedWorkspace::check", 0);
         add_workspace(before, w);
         const Result checked = course::checker::run(before);
@@ -327,7 +327,7 @@ TEST_CASE("TODO(05.3) check_device_launch: every device-side launch is counted")
     REQUIRE_GPU();
     SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
     const IntData data(course::random_ints(1000003 + guard, seed(53)));
-    const Workspace w = kept(1000003);
+    const WorkspaceOptions w = kept(1000003);
     for (const Reduction* r : trees) {
         if (!variant_works(*r, data)) continue;
         for (std::size_t n : {1, 2, 3, 5, 512, 513, 1025, 1000003}) {

@@ -8,7 +8,7 @@
 //
 // The student's functions (the bodies of the tree's grids, Tasks 05.1-05.3) are in <variant>/nested_student.cu;
 // the launchers, the workspace, the pending-launch limit, the kernels and the final kernel are given in
-// nested_launch.cu, the flat reduction in flat_reduce.cu.
+// nested_launch.cu, the flat reduction in flat_reduce_launch.cu.
 #pragma once
 
 #include "course/device_buffer.hpp"

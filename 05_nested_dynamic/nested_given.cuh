@@ -1,6 +1,6 @@
 // Chapter 05, given device code: what every grid of a nested reduction receives, the kernels the student's
 // functions run in, and two helpers. Included first by <variant>/nested_student.cu (Tasks 05.1-05.3), and by
-// nested_launch.cu and flat_reduce.cu.
+// nested_launch.cu and flat_reduce_launch.cu.
 #pragma once
 
 #include "nested.hpp"

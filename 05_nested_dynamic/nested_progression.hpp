@@ -19,7 +19,9 @@ inline void flat_reduce_step(const int* d_in, long long* d_total, std::size_t n,
     flat_reduce(d_in, d_total, n, stream);
 }
 
-inline const course::Step<NestedLauncher> nested_progression[] = {
+using NestedStep = course::Step<NestedLauncher>;
+
+inline const NestedStep nested_progression[] = {
     {"05.1", "nested_reduce", nested_reduce,
      "the tutorial's recursion on CDP2: a chain of one-block grids per 512-element segment, n/64 device launches"},
     {"05.2", "nested_reduce_strided", nested_reduce_strided,
@@ -29,13 +31,13 @@ inline const course::Step<NestedLauncher> nested_progression[] = {
 };
 
 // Whether a step runs a launch tree (then NestedWorkspace::check() reports on it) or is the flat baseline.
-inline bool makes_device_launches(const course::Step<NestedLauncher>& step)
+inline bool makes_device_launches(const NestedStep& step)
 {
     return std::strcmp(step.task, "given") != 0;
 }
 
 // The step of a task ("05.1"), for the checks.
-inline const course::Step<NestedLauncher>& nested_step(const char* task)
+inline const NestedStep& nested_step(const char* task)
 {
     for (const auto& step : nested_progression)
         if (std::strcmp(step.task, task) == 0) return step;

@@ -49,7 +49,7 @@ int main(int argc, char** argv)
 
         course::DeviceBuffer<int> d_in(n), d_out(n);
         d_in.copy_from_host(host);
-        ScanScratch scratch(n);
+        ScanWorkspace scratch(n);
         const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);
         bool all_correct = true;
 
@@ -85,10 +85,11 @@ int main(int argc, char** argv)
         static constexpr const char* labels[] = {"scan_multiblock (Blelloch tiles, 4n moves)",
                                                  "scan_warp_shuffle (reduce-then-scan, 3n)",
                                                  "scan_single_pass (decoupled look-back, 2n)"};
-        static_assert(std::size(labels) == std::size(multi_tile_scans), "one label per step of the progression");
+        static_assert(std::size(labels) == std::size(scan_multi_tile_progression),
+                      "one label per step of the progression");
         course::BenchTable table("07_scan: inclusive int32 scan, block " + std::to_string(block), n, copy_gbps);
-        for (std::size_t k = 0; k < std::size(multi_tile_scans); ++k) {
-            const auto& step = multi_tile_scans[k];
+        for (std::size_t k = 0; k < std::size(scan_multi_tile_progression); ++k) {
+            const auto& step = scan_multi_tile_progression[k];
             if (!args.wants(step.name)) continue;
             if (const auto t = measure(step.name, n, [&] { step.launch(in, out, inc, n, block, scratch, nullptr); }))
                 table.add(labels[k], *t, bytes);
@@ -115,7 +116,7 @@ int main(int argc, char** argv)
         const std::size_t small = std::min<std::size_t>(n, 1024);
         const double small_bytes = 8.0 * static_cast<double>(small);
         course::BenchTable single_block("07_scan: single-block scans (launch-bound)", small, copy_gbps);
-        for (const auto& step : single_block_scans) {
+        for (const auto& step : scan_single_block_progression) {
             if (!args.wants(step.name)) continue;
             int fitting = 32;  // the smallest block that holds the items
             while (single_block_max_n(step, fitting) < small) fitting *= 2;

@@ -46,7 +46,7 @@ constexpr std::size_t misaligned_n = 999983;
 struct Scan {
     std::string task;                   // "TODO(07.3)"
     std::string op;                     // the launcher, and the runner's operation of that name
-    std::size_t (*limit)(int block);    // a single-block scan's largest n; nullptr: any n (a ScanScratch's max_n)
+    std::size_t (*limit)(int block);    // a single-block scan's largest n; nullptr: any n (a ScanWorkspace's max_n)
     std::size_t (*tile)(int block);     // items one block scans: sizes are aimed at its edges and recursion levels
     bool misaligned;                    // also on pointers 4 bytes past 16-byte alignment (16-byte vector access)
     const Scan* earlier;                // the scan it builds on, probed first
@@ -65,7 +65,7 @@ const Scan single_pass{"TODO(07.5)", "scan_single_pass", nullptr, register_tile,
 const Scan single_pass_float{"TODO(07.5)", "scan_single_pass<float>", nullptr, register_tile, true, &warp_shuffle};
 
 // The largest of the standard sizes (2^24 + 7; 999983 under compute-sanitizer): the multi-tile scans' largest
-// n, with a ScanScratch for one more (so that n = max_n + 1 can be rejected).
+// n, with a ScanWorkspace for one more (so that n = max_n + 1 can be rejected).
 std::size_t largest_size() { return course::testing::standard_sizes(1024).back(); }
 std::size_t capacity(const Scan& s, int block) { return s.multi_tile() ? largest_size() : s.limit(block); }
 
@@ -92,7 +92,7 @@ std::vector<std::size_t> small_sizes(const Scan& s, int block)
     return small;
 }
 
-// A call of `s` without its buffers: the kind and, for a multi-tile scan, the max_n of its ScanScratch.
+// A call of `s` without its buffers: the kind and, for a multi-tile scan, the max_n of its ScanWorkspace.
 Call scan_call(const Scan& s, ScanKind kind, std::size_t n, int block, std::size_t max_n)
 {
     Call c(s.op, n, block);
@@ -240,7 +240,7 @@ void check_scan(const Scan& s)
     }
     for (int block : bad_blocks) check_rejects(s, 1, block, max_n);
     if (s.multi_tile())
-        check_rejects(s, max_n + 1, 256, max_n, " with a ScanScratch for max_n = " + std::to_string(max_n));
+        check_rejects(s, max_n + 1, 256, max_n, " with a ScanWorkspace for max_n = " + std::to_string(max_n));
 }
 
 // Blocks 32, 256, 1024, both kinds, small_sizes(): what racecheck and synccheck watch.
@@ -346,7 +346,7 @@ void check_large(const Scan& s, std::size_t n = large_n)
     VERIFY(problem.empty(), label << ": " << problem);
 }
 
-// Given code: scan_single_pass's host-side bookkeeping of its ScanScratch (which status words the next launch
+// Given code: scan_single_pass's host-side bookkeeping of its ScanWorkspace (which status words the next launch
 // may use) follows the GPU even when a CUDA error that has nothing to do with the scan is pending as it is
 // called. That call fails with the error; the scans after it, on the same scratch, are right. (The launcher used
 // to launch, then throw, and leave the bookkeeping a launch behind: every later scan on that scratch went wrong
@@ -369,11 +369,11 @@ void check_single_pass_after_pending_error()
     for (int round = 0; round < 3; ++round) {
         const std::string problem = int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n);
         VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256), scan " << round + 1
-                                << " on the same ScanScratch after a call that failed: " << problem);
+                                << " on the same ScanWorkspace after a call that failed: " << problem);
     }
 }
 
-// Given code: a look-back record that an earlier launch left in the ScanScratch, never read by check(), changes
+// Given code: a look-back record that an earlier launch left in the ScanWorkspace, never read by check(), changes
 // nothing in a later scan: that scan is right, and the next check() still reports the old record once. (Waits
 // used to give up at once whenever any record was there, so every later scan on the scratch went wrong.) It
 // needs a working 07.5; before that it has nothing to judge.
@@ -395,7 +395,7 @@ void check_single_pass_after_stale_record()
         return mm ? course::describe(*mm, n) : "";
     });
     VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256) with an earlier launch's look-back record "
-                            "still in its ScanScratch: " << problem);
+                            "still in its ScanWorkspace: " << problem);
     const Result reported = course::checker::run(scan_call(single_pass, ScanKind::inclusive, n, 256, max_n)
                                                      .input(data.input, 0, n)
                                                      .output<int>(n, poison, guard));
@@ -608,12 +608,12 @@ TEST_CASE("TODO(07.4) racecheck and synccheck")
 }
 
 // ---------------------------------------------------------------------------------------------------- 07.5
-TEST_CASE("given: scan_single_pass keeps its ScanScratch in step when an unrelated CUDA error is pending")
+TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrelated CUDA error is pending")
 {
     check_single_pass_after_pending_error();
 }
 
-TEST_CASE("given: a look-back record left in the ScanScratch by an earlier launch changes no later scan")
+TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier launch changes no later scan")
 {
     check_single_pass_after_stale_record();
 }

@@ -49,7 +49,7 @@ int main(int argc, char** argv)
 
         course::DeviceBuffer<int> d_in(n), d_out(n);
         d_in.copy_from_host(host);
-        ScanScratch scratch(n);
+        ScanWorkspace scratch(n);
         course::ResultTable table("07_scan: one input, every scan (GPU: median of 5 runs; bytes = read + write)");
         table.add("CPU inclusive_scan_reference", last_value(inclusive), true, cpu.median_ms, 8.0 * n);
 
@@ -70,13 +70,13 @@ int main(int argc, char** argv)
         const auto out = d_out.data();
         const ScanKind inc = ScanKind::inclusive;
 
-        for (const auto& step : single_block_scans) {
+        for (const auto& step : scan_single_block_progression) {
             if (!args.wants(step.name)) continue;
             const std::size_t m = std::min(n, single_block_max_n(step, block));
             gpu_row(std::string(step.name) + " (first " + std::to_string(m) + ")", m, inc,
                     [&](std::size_t k) { step.launch(in, out, inc, k, block, nullptr); });
         }
-        for (const auto& step : multi_tile_scans) {
+        for (const auto& step : scan_multi_tile_progression) {
             if (!args.wants(step.name)) continue;
             gpu_row(step.name, n, inc, [&](std::size_t k) { step.launch(in, out, inc, k, block, scratch, nullptr); });
         }

@@ -3,7 +3,7 @@
 // solution/scan_student.cuh (the reference; -Dvariant picks).
 //
 // The launchers follow the course's contract (CONTRIBUTING.md): the input, the output, then what to compute,
-// n, block, the ScanScratch where the scan needs one, and the stream. Every launch and memset goes on `stream`;
+// n, block, the ScanWorkspace where the scan needs one, and the stream. Every launch and memset goes on `stream`;
 // a launcher returns without synchronizing. n = 0 is valid and launches nothing. Blocks must be a power of two
 // in [32, 1024]; anything else, a null pointer with n > 0, or an n beyond what a kernel supports throws
 // std::invalid_argument naming the launcher.
@@ -62,13 +62,13 @@ struct TileStatus {
 // operation on the stream (at small n it costs as much as the scan), so the launches use the two sets in turn:
 // each launch takes the set that is all zero and zeroes the words that the launch before it wrote in the other
 // set, inside the kernel. The scratch remembers how many words that was.
-// One call at a time: two scans in flight (two streams, two threads) need two ScanScratch objects.
-class ScanScratch {
+// One call at a time: two scans in flight (two streams, two threads) need two ScanWorkspace objects.
+class ScanWorkspace {
 public:
     static constexpr std::size_t smallest_tile = 64;
     static constexpr std::size_t smallest_single_pass_tile = 32 * scan_items_per_thread;
 
-    explicit ScanScratch(std::size_t max_n);
+    explicit ScanWorkspace(std::size_t max_n);
 
     std::size_t max_n() const { return max_n_; }
     unsigned* block_sums() { return block_sums_.data(); }
@@ -140,22 +140,22 @@ void scan_blelloch(const int* d_in, int* d_out, ScanKind kind, std::size_t n, in
 // Task 07.3: any n. The tutorial's recursive block-sums scheme with Blelloch tiles of 2 * block items (its
 // tiles were Hillis-Steele): scan the tiles and record each tile's total, scan the totals recursively, add them
 // back. Reads and writes the data twice (4n element moves).
-void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                      cudaStream_t stream = 0);
 
 // Task 07.4: any n. Block scans built from __shfl_up_sync warp scans, 32 items per thread, inside a
 // reduce-then-scan recursion: sum each tile, scan the sums recursively, then scan each tile starting from its
 // offset. Reads the data twice and writes it once (3n element moves).
-void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                        cudaStream_t stream = 0);
 
 // Task 07.5: any n, one kernel: decoupled look-back (Merrill & Garland 2016). Reads and writes once (2n).
 // After synchronizing, scratch.check() reports a look-back that gave up waiting.
-void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                       cudaStream_t stream = 0);
 // The same kernel for float (float additions: the result depends on the order, see float_scan_tolerance).
 void scan_single_pass(const float* d_in, float* d_out, ScanKind kind, std::size_t n, int block,
-                      ScanScratch& scratch, cudaStream_t stream = 0);
+                      ScanWorkspace& scratch, cudaStream_t stream = 0);
 
 // Error bound for element i of a float scan, derived in docs/07_scan.md: with n_i = number of inputs summed into it
 // (i + 1 inclusive, i exclusive) and abs_prefix = |in[0]| + ... of those inputs, any order of float additions
@@ -177,7 +177,7 @@ struct LookBackProbe {
     unsigned prefix[32];                  // what each lane returned (all must be the same)
     unsigned long long published;         // tile's status word afterwards
     bool late_writer_saw_aggregate;       // with a late tile: the tile published A before it waited
-    unsigned long long timeout_record;    // as ScanScratch::look_back_timeout(): 0 unless a wait gave up
+    unsigned long long timeout_record;    // as ScanWorkspace::look_back_timeout(): 0 unless a wait gave up
 };
 LookBackProbe probe_decoupled_look_back(const std::vector<unsigned long long>& statuses, std::size_t tile,
                                         unsigned aggregate, std::size_t late_tile = static_cast<std::size_t>(-1),

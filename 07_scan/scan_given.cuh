@@ -182,7 +182,7 @@ inline constexpr unsigned long long look_back_timeout_ns = 1000000000ull;  // 1 
 // The statuses of one scan_single_pass launch, as decoupled_look_back sees them.
 struct TileStatusArray {
     unsigned long long* words;    // words[t]: tile t's status word; every word is X when the launch starts
-    unsigned long long* timeout;  // ScanScratch::look_back_timeout(): where a wait that gave up is recorded
+    unsigned long long* timeout;  // ScanWorkspace::look_back_timeout(): where a wait that gave up is recorded
     unsigned long long* gave_up;  // this launch's own flag (0 when it starts): one of its waits gave up
     unsigned first_wait_ns;       // how long a tile sleeps after publishing its A, before it looks back
 };
@@ -204,7 +204,7 @@ __device__ __forceinline__ unsigned long long global_time_ns()
 // The wait is bounded, so that a look-back that waits for a tile that never publishes fails instead of hanging:
 // after look_back_timeout_ns (or at once, when another tile of the same launch has already given up) it records
 // (tile, the nearest tile still at X) in status.timeout, raises the launch's status.gave_up and returns P of
-// value 0 for the lanes that still see X. The scan is then wrong, but it ends, and ScanScratch::check() reports
+// value 0 for the lanes that still see X. The scan is then wrong, but it ends, and ScanWorkspace::check() reports
 // the record. Only this launch's flag makes a wait give up at once: a record an earlier launch left (check()
 // not called since) changes nothing in a later scan.
 __device__ inline unsigned long long read_window(const TileStatusArray& status, std::size_t tile, long long predecessor)

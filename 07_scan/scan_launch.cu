@@ -44,10 +44,10 @@ __global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, 
 // only ever waits for tiles whose blocks have already started, so every tile it waits for will publish.
 // status.current[0] is the ticket counter, status.current[1 + t] tile t's status word and status.current[1 + tiles]
 // the launch's gave-up flag, all zero at the start; the blocks also zero the words of status.next that the
-// previous launch wrote (ScanScratch: no memset launch).
+// previous launch wrote (ScanWorkspace: no memset launch).
 template <class T>
 __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, std::size_t n,
-                                                           ScanScratch::SinglePassStatus status,
+                                                           ScanWorkspace::SinglePassStatus status,
                                                            unsigned long long* look_back_timeout,
                                                            unsigned first_wait_ns, unsigned prefetch_ahead,
                                                            ScanKind kind, bool vector_io)
@@ -161,9 +161,9 @@ constexpr std::size_t input_prefetch_bytes = std::size_t(2) << 20;
 
 template <class T>
 void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::size_t n, int block,
-                 ScanScratch& scratch, cudaStream_t stream)
+                 ScanWorkspace& scratch, cudaStream_t stream)
 {
-    check_arguments(launcher, in, out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
+    check_arguments(launcher, in, out, n, block, scratch.max_n(), "the ScanWorkspace was sized for less");
     if (n == 0) return;
     const std::size_t tile_items = static_cast<std::size_t>(block) * scan_items_per_thread;
     const unsigned tiles = course::grid_for(launcher, n, tile_items);
@@ -192,8 +192,8 @@ unsigned* as_unsigned(int* p) { return reinterpret_cast<unsigned*>(p); }
 
 using namespace scan_detail;
 
-// --------------------------------------------------------------------------------------------- ScanScratch
-ScanScratch::ScanScratch(std::size_t max_n)
+// --------------------------------------------------------------------------------------------- ScanWorkspace
+ScanWorkspace::ScanWorkspace(std::size_t max_n)
     : max_n_(max_n),
       block_sums_(block_sum_slots(max_n, smallest_tile)),
       status_{course::DeviceBuffer<unsigned long long>(2 + course::ceil_div(max_n, smallest_single_pass_tile)),
@@ -205,7 +205,7 @@ ScanScratch::ScanScratch(std::size_t max_n)
     CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof(unsigned long long)));
 }
 
-void ScanScratch::check(const std::string& caller)
+void ScanWorkspace::check(const std::string& caller)
 {
     unsigned long long record = 0;
     CUDA_CHECK(cudaMemcpy(&record, look_back_timeout_.data(), sizeof record, cudaMemcpyDeviceToHost));
@@ -239,30 +239,31 @@ void scan_blelloch(const int* d_in, int* d_out, ScanKind kind, std::size_t n, in
     CUDA_CHECK_LAUNCH();
 }
 
-void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                      cudaStream_t stream)
 {
-    check_arguments("scan_multiblock", d_in, d_out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
+    check_arguments("scan_multiblock", d_in, d_out, n, block, scratch.max_n(), "the ScanWorkspace was sized for less");
     if (n == 0) return;
     course::grid_for("scan_multiblock", n, 2 * static_cast<std::size_t>(block));  // throws past 2^31 - 1 tiles
     multiblock_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
 }
 
-void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                        cudaStream_t stream)
 {
-    check_arguments("scan_warp_shuffle", d_in, d_out, n, block, scratch.max_n(), "the ScanScratch was sized for less");
+    check_arguments("scan_warp_shuffle", d_in, d_out, n, block, scratch.max_n(),
+                    "the ScanWorkspace was sized for less");
     if (n == 0) return;
     warp_shuffle_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
 }
 
-void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                       cudaStream_t stream)
 {
     single_pass("scan_single_pass", as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch, stream);
 }
 
-void scan_single_pass(const float* d_in, float* d_out, ScanKind kind, std::size_t n, int block, ScanScratch& scratch,
+void scan_single_pass(const float* d_in, float* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                       cudaStream_t stream)
 {
     single_pass("scan_single_pass<float>", d_in, d_out, kind, n, block, scratch, stream);

@@ -13,18 +13,21 @@
 // One block scans everything (Tasks 07.1, 07.2): n is at most single_block_max_n(step, block).
 using SingleBlockScan = void(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block,
                              cudaStream_t stream);
-// Any n, with a caller-owned ScanScratch (Tasks 07.3 to 07.5).
+// Any n, with a caller-owned ScanWorkspace (Tasks 07.3 to 07.5).
 using MultiTileScan = void(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block,
-                           ScanScratch& scratch, cudaStream_t stream);
+                           ScanWorkspace& scratch, cudaStream_t stream);
 
-inline const course::Step<SingleBlockScan> single_block_scans[] = {
+using ScanSingleBlockStep = course::Step<SingleBlockScan>;
+using ScanMultiTileStep = course::Step<MultiTileScan>;
+
+inline const ScanSingleBlockStep scan_single_block_progression[] = {
     {"07.1", "scan_hillis_steele", scan_hillis_steele,
      "one block, one item per thread: log2(block) double-buffered steps, n log n adds"},
     {"07.2", "scan_blelloch", scan_blelloch,
      "two items per thread, up-sweep and down-sweep: 2(n - 1) adds, padded against bank conflicts"},
 };
 
-inline const course::Step<MultiTileScan> multi_tile_scans[] = {
+inline const ScanMultiTileStep scan_multi_tile_progression[] = {
     {"07.3", "scan_multiblock", scan_multiblock,
      "any n: Blelloch tiles, their totals scanned recursively and added back (4n element moves)"},
     {"07.4", "scan_warp_shuffle", scan_warp_shuffle,
@@ -33,7 +36,7 @@ inline const course::Step<MultiTileScan> multi_tile_scans[] = {
 };
 
 // The largest n a single-block scan takes with `block` threads.
-inline std::size_t single_block_max_n(const course::Step<SingleBlockScan>& step, int block)
+inline std::size_t single_block_max_n(const ScanSingleBlockStep& step, int block)
 {
     return step.launch == scan_hillis_steele ? hillis_steele_max_n(block) : blelloch_max_n(block);
 }
@@ -41,7 +44,7 @@ inline std::size_t single_block_max_n(const course::Step<SingleBlockScan>& step,
 // Every kernel name of the chapter, in order (ArgSpec::kernels: what --kernel accepts and --list prints).
 inline std::vector<std::string> scan_kernel_names()
 {
-    std::vector<std::string> names = course::names_of(single_block_scans);
-    for (const std::string& name : course::names_of(multi_tile_scans)) names.push_back(name);
+    std::vector<std::string> names = course::names_of(scan_single_block_progression);
+    for (const std::string& name : course::names_of(scan_multi_tile_progression)) names.push_back(name);
     return names;
 }

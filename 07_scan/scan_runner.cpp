@@ -2,7 +2,7 @@
 // (checks.cpp) send it calls and judge what comes back (course/runner.hpp).
 //
 // Every scan operation is a launcher of the same name: buffer 0 the input, buffer 1 the output, the parameter
-// `kind` (0 inclusive, 1 exclusive). The multi-tile scans use the ScanScratch for `max_n` elements, made on the
+// `kind` (0 inclusive, 1 exclusive). The multi-tile scans use the ScanWorkspace for `max_n` elements, made on the
 // first call that asks for that max_n and kept for the calls after it (the contract's "created once for the
 // largest n and reused"). A single-pass call waits for its stream and then runs scratch.check(): a look-back
 // that gave up waiting becomes an error reply with its message. With the parameter pending_error = 1 a CUDA
@@ -30,10 +30,10 @@ using course::runner::Call;
 
 ScanKind kind_of(const Call& c) { return c.param("kind") == 1 ? ScanKind::exclusive : ScanKind::inclusive; }
 
-ScanScratch& scratch_of(Call& c)
+ScanWorkspace& scratch_of(Call& c)
 {
     const auto max_n = static_cast<std::size_t>(c.param("max_n"));
-    ScanScratch& scratch = c.keep<ScanScratch>("scratch max_n=" + std::to_string(max_n), max_n);
+    ScanWorkspace& scratch = c.keep<ScanWorkspace>("scratch max_n=" + std::to_string(max_n), max_n);
     // Its memsets (a new scratch's, the last check()'s) go on the legacy default stream, with which a
     // non-blocking stream does not wait: they are done before the scan starts.
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -46,7 +46,7 @@ void single_block(Call& c)
     Launch(c.buffer<int>(0), c.buffer<int>(1), kind_of(c), c.n, c.block, c.stream());
 }
 
-template <void (*Launch)(const int*, int*, ScanKind, std::size_t, int, ScanScratch&, cudaStream_t)>
+template <void (*Launch)(const int*, int*, ScanKind, std::size_t, int, ScanWorkspace&, cudaStream_t)>
 void multi_tile(Call& c)
 {
     Launch(c.buffer<int>(0), c.buffer<int>(1), kind_of(c), c.n, c.block, scratch_of(c), c.stream());
@@ -55,7 +55,7 @@ void multi_tile(Call& c)
 template <class T>
 void single_pass(Call& c)
 {
-    ScanScratch& scratch = scratch_of(c);
+    ScanWorkspace& scratch = scratch_of(c);
     const cudaStream_t stream = c.stream();
     if (c.param("pending_error") == 1) (void)cudaSetDevice(-1);  // an unrelated error, left pending (not sticky)
     const bool stale_record = c.param("stale_timeout_record") == 1;

@@ -109,7 +109,7 @@ void multiblock_levels(const unsigned* in, unsigned* out, ScanKind kind, std::si
     //   - the totals turned into their EXCLUSIVE scan, in place, by this same function one level down, with the
     //     scratch after them (sums + tiles) for its own totals;
     //   - tile b's offset sums[b] added to its items by add_tile_offsets_kernel.
-    //   Every launch on `stream`, each followed by CUDA_CHECK_LAUNCH(). No cudaMalloc: ScanScratch already holds
+    //   Every launch on `stream`, each followed by CUDA_CHECK_LAUNCH(). No cudaMalloc: ScanWorkspace already holds
     //   every level (the tutorial allocated and freed on each level).
     (void)sums;
 }
