@@ -36,8 +36,9 @@ def rename_text(text, old, new):
     """old/new: (chapter dir, topic, chapter number)."""
     (old_dir, old_topic, old_nn), (new_dir, new_topic, new_nn) = old, new
     text = text.replace(old_dir, new_dir)
-    text = re.sub(rf"\b{old_topic}", new_topic, text)
-    text = re.sub(rf"{camel(old_topic)}", camel(new_topic), text)
+    # names, not prose: the topic as a file stem or an identifier's first word, CamelCase before a capital
+    text = re.sub(rf"\b{old_topic}(?=_|'|\.(?:hpp|cuh|cu|cpp)\b)", new_topic, text)
+    text = re.sub(rf"\b{camel(old_topic)}(?=[A-Z])", camel(new_topic), text)
     text = re.sub(rf"(?<![\d.]){old_nn}\.(\d|lesson)", rf"{new_nn}.\1", text)
     text = re.sub(rf"\b(Chapter|chapter|Task|task)(s?) {old_nn}\b", rf"\1\2 {new_nn}", text)
     return text
