@@ -14,7 +14,7 @@ int main(int argc, char** argv)
     course::ArgSpec spec{"neighbored_bench", "the 02_neighbored progression against CUB DeviceReduce::Sum",
                          std::size_t{1} << 28, std::size_t{1} << 30};
     spec.benchmark = true;
-    spec.kernels = course::names_of(neighbored_progression);
+    spec.steps = course::facts_of(neighbored_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

@@ -25,7 +25,7 @@ int main(int argc, char** argv)
     course::ArgSpec spec{"interleaved_demo",
                          "sum random ints on the GPU: interleaved pairs, then three shared-memory trees",
                          std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.kernels = course::names_of(interleaved_progression);
+    spec.steps = course::facts_of(interleaved_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

@@ -43,7 +43,7 @@ int main(int argc, char** argv)
                          "size sweep",
                          std::size_t{1} << 28, std::size_t{1} << 30};
     spec.benchmark = true;
-    spec.kernels = course::names_of(unroll_warp_progression);
+    spec.steps = course::facts_of(unroll_warp_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

@@ -49,7 +49,7 @@ int main(int argc, char** argv)
 {
     course::ArgSpec spec{"unroll_warp_demo", "sum random ints, floats and bytes with every chapter 04 kernel",
                          std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.kernels = course::names_of(unroll_warp_progression);
+    spec.steps = course::facts_of(unroll_warp_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

@@ -91,7 +91,7 @@ int main(int argc, char** argv)
                          std::size_t{1} << 26, std::size_t{1} << 28};
     spec.uses_block = false;
     spec.benchmark = true;
-    spec.kernels = course::names_of(nested_progression);
+    spec.steps = course::facts_of(nested_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

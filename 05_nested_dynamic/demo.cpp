@@ -20,7 +20,7 @@ int main(int argc, char** argv)
     course::ArgSpec spec{"nested_demo", "sum random ints with nested (dynamic-parallelism) reductions and a flat one",
                          std::size_t{1} << 24, std::size_t{1} << 28};
     spec.uses_block = false;
-    spec.kernels = course::names_of(nested_progression);
+    spec.steps = course::facts_of(nested_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

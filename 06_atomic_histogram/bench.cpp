@@ -49,7 +49,7 @@ int main(int argc, char** argv)
                          std::size_t{1} << 30, histogram_max_n};
     spec.benchmark = true;
     spec.default_block = 1024;
-    spec.kernels = course::names_of(histogram_progression);
+    spec.steps = course::facts_of(histogram_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

@@ -40,7 +40,7 @@ int main(int argc, char** argv)
 {
     course::ArgSpec spec{"histogram_demo", "256-bin histogram of random bytes: the CPU and every GPU version",
                          std::size_t{100} << 20, histogram_max_n};
-    spec.kernels = course::names_of(histogram_progression);
+    spec.steps = course::facts_of(histogram_progression);
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

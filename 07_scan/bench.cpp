@@ -34,7 +34,7 @@ int main(int argc, char** argv)
     course::ArgSpec spec{"scan_bench", "inclusive int32 scans of chapter 07 against CUB DeviceScan::InclusiveSum",
                          std::size_t{1} << 28, std::size_t{1} << 30};
     spec.benchmark = true;
-    spec.kernels = scan_kernel_names();
+    spec.steps = scan_step_facts();
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

@@ -34,7 +34,7 @@ int main(int argc, char** argv)
 {
     course::ArgSpec spec{"scan_demo", "prefix sums of random ints: the CPU reference and every GPU scan of chapter 07",
                          std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.kernels = scan_kernel_names();
+    spec.steps = scan_step_facts();
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {

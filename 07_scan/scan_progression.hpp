@@ -41,10 +41,10 @@ inline std::size_t single_block_max_n(const ScanSingleBlockStep& step, int block
     return step.launch == scan_hillis_steele ? hillis_steele_max_n(block) : blelloch_max_n(block);
 }
 
-// Every kernel name of the chapter, in order (ArgSpec::kernels: what --kernel accepts and --list prints).
-inline std::vector<std::string> scan_kernel_names()
+// Every step of the chapter, both tables in order (ArgSpec::steps: what --kernel accepts, --list prints).
+inline std::vector<course::StepFacts> scan_step_facts()
 {
-    std::vector<std::string> names = course::names_of(scan_single_block_progression);
-    for (const std::string& name : course::names_of(scan_multi_tile_progression)) names.push_back(name);
-    return names;
+    std::vector<course::StepFacts> facts = course::facts_of(scan_single_block_progression);
+    for (const course::StepFacts& step : course::facts_of(scan_multi_tile_progression)) facts.push_back(step);
+    return facts;
 }

@@ -36,6 +36,36 @@ std::optional<std::uint64_t> parse_count(const std::string& text)
     return parse_decimal(text);
 }
 
+std::string json_string(const std::string& text)
+{
+    std::string out = "\"";
+    for (unsigned char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char code[8];
+            std::snprintf(code, sizeof code, "\\u%04x", c);
+            out += code;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+// The progression as --list --json prints it: {"program": ..., "steps": [{"task", "name", "change"}, ...]}.
+std::string steps_json(const ArgSpec& spec)
+{
+    std::string out = "{\"program\": " + json_string(spec.program) + ", \"steps\": [";
+    for (std::size_t i = 0; i < spec.steps.size(); ++i) {
+        const StepFacts& s = spec.steps[i];
+        out += std::string(i ? ",\n  " : "\n  ") + "{\"task\": " + json_string(s.task) + ", \"name\": " +
+               json_string(s.name) + ", \"change\": " + json_string(s.change) + "}";
+    }
+    return out + "\n]}\n";
+}
+
 }  // namespace
 
 std::string help_text(const ArgSpec& spec)
@@ -56,10 +86,11 @@ std::string help_text(const ArgSpec& spec)
                                        std::to_string(spec.default_runs) + ")");
         h += line("--csv PATH   ", "also write the table as CSV");
     }
-    if (!spec.kernels.empty()) {
+    if (!spec.steps.empty()) {
         h += line("--kernel K   ", "run only kernel K (repeatable; default: all); one of:");
-        for (const std::string& k : spec.kernels) h += "                 " + k + "\n";
-        h += line("--list       ", "print the kernel names, one per line");
+        for (const StepFacts& k : spec.steps) h += "                 " + k.name + "\n";
+        h += line("--list       ", "print the kernel names, one per line (with --json: the progression, each "
+                                   "step's task, name and change)");
     }
     h += line("--help       ", "this text");
     return h;
@@ -68,7 +99,7 @@ std::string help_text(const ArgSpec& spec)
 ParsedArgs try_parse_args(int argc, const char* const* argv, const ArgSpec& spec)
 {
     ParsedArgs parsed{ParsedArgs::Outcome::run, Args{spec.default_n, spec.default_block, 0, spec.default_runs, "", {}}, ""};
-    bool seed_given = false;
+    bool seed_given = false, list = false, json = false;
     const auto error = [&](std::string message) {
         parsed.outcome = ParsedArgs::Outcome::error;
         parsed.error = std::move(message);
@@ -85,13 +116,13 @@ ParsedArgs try_parse_args(int argc, const char* const* argv, const ArgSpec& spec
             parsed.outcome = ParsedArgs::Outcome::help;
             return parsed;
         }
-        if (name == "--list" && !spec.kernels.empty()) {
-            parsed.outcome = ParsedArgs::Outcome::list;
-            return parsed;
+        if ((name == "--list" || name == "--json") && !spec.steps.empty()) {
+            (name == "--list" ? list : json) = true;
+            continue;
         }
         const bool known = name == "--n" || name == "--block" || name == "--seed" ||
                            (spec.benchmark && (name == "--runs" || name == "--csv")) ||
-                           (name == "--kernel" && !spec.kernels.empty());
+                           (name == "--kernel" && !spec.steps.empty());
         if (!known) return error("unknown argument '" + name + "'");
         if (!value) {
             if (i + 1 >= argc) return error(name + " needs a value");
@@ -122,7 +153,7 @@ ParsedArgs try_parse_args(int argc, const char* const* argv, const ArgSpec& spec
             if (!r || *r < 1 || *r > 10000) return error("--runs expects a number in [1, 10000], got '" + *value + "'");
             a.runs = static_cast<int>(*r);
         } else if (name == "--kernel") {
-            if (std::find(spec.kernels.begin(), spec.kernels.end(), *value) == spec.kernels.end())
+            if (std::none_of(spec.steps.begin(), spec.steps.end(), [&](const StepFacts& s) { return s.name == *value; }))
                 return error("--kernel '" + *value + "' is not a kernel of this program (--list shows them)");
             a.kernels.push_back(*value);
         } else {  // --csv
@@ -130,6 +161,8 @@ ParsedArgs try_parse_args(int argc, const char* const* argv, const ArgSpec& spec
             a.csv = *value;
         }
     }
+    if (json && !list) return error("--json goes with --list");
+    if (list) parsed.outcome = json ? ParsedArgs::Outcome::list_json : ParsedArgs::Outcome::list;
     if (!seed_given) parsed.args.seed = fresh_seed();
     return parsed;
 }
@@ -142,7 +175,10 @@ Args parse_args(int argc, char** argv, const ArgSpec& spec)
         std::fputs(help_text(spec).c_str(), stdout);
         std::exit(0);
     case ParsedArgs::Outcome::list:
-        for (const std::string& k : spec.kernels) std::printf("%s\n", k.c_str());
+        for (const StepFacts& k : spec.steps) std::printf("%s\n", k.name.c_str());
+        std::exit(0);
+    case ParsedArgs::Outcome::list_json:
+        std::fputs(steps_json(spec).c_str(), stdout);
         std::exit(0);
     case ParsedArgs::Outcome::error:
         std::fprintf(stderr, "%s: error: %s (try --help)\n", spec.program, parsed.error.c_str());

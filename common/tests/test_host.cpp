@@ -62,6 +62,27 @@ TEST_CASE("arguments: bad values are errors that name the option and the value")
     }
 }
 
+TEST_CASE("arguments: a program with a progression takes --kernel, --list and --list --json")
+{
+    course::ArgSpec with_steps = spec;
+    with_steps.steps = {{"02.1", "reduce_a", "first"}, {"02.2", "reduce_b", "the \"second\""}};
+    const auto parse_with = [&](std::vector<const char*> words) {
+        words.insert(words.begin(), "prog");
+        return course::try_parse_args(static_cast<int>(words.size()), words.data(), with_steps);
+    };
+    auto p = parse_with({"--kernel", "reduce_b"});
+    REQUIRE(p.outcome == ParsedArgs::Outcome::run);
+    CHECK(p.args.wants("reduce_b"));
+    CHECK_FALSE(p.args.wants("reduce_a"));
+    CHECK(parse_with({"--list"}).outcome == ParsedArgs::Outcome::list);
+    CHECK(parse_with({"--json", "--list"}).outcome == ParsedArgs::Outcome::list_json);
+    CHECK(parse_with({"--json"}).outcome == ParsedArgs::Outcome::error);
+    p = parse_with({"--kernel", "reduce_c"});
+    CHECK(p.outcome == ParsedArgs::Outcome::error);
+    CHECK(p.error.find("'reduce_c'") != std::string::npos);
+    CHECK(parse({"--list"}).outcome == ParsedArgs::Outcome::error);  // no progression: no --list
+}
+
 TEST_CASE("data: deterministic per seed, in range, with negatives")
 {
     const auto a = course::random_ints(100000, 42);

@@ -5,10 +5,13 @@
 //   --runs R     timed runs per kernel (benchmarks only)
 //   --csv PATH   where to write the table as CSV (benchmarks only)
 //   --kernel K   run only kernel K of the chapter's progression (repeatable; programs with a progression)
-//   --list       print the progression's kernel names, one per line, and exit
+//   --list       print the progression's kernel names, one per line, and exit (with --json: every step's task,
+//                name and change, as JSON)
 //   --help
 // A bad value prints one line naming the option and the value, and exits with code 2.
 #pragma once
+
+#include "course/progression.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +31,7 @@ struct ArgSpec {
     bool uses_block = true;   // false: --block is still validated, and --help says the program ignores it
     bool benchmark = false;   // accept --runs and --csv
     int default_runs = 20;
-    std::vector<std::string> kernels;  // the progression's names: --kernel must be one of them (empty: no --kernel)
+    std::vector<StepFacts> steps;  // the progression: --kernel takes one of its names (empty: no --kernel)
 };
 
 struct Args {
@@ -45,7 +48,7 @@ struct Args {
 
 // What a command line asks for: run with `args`, print the help, or stop with `error`.
 struct ParsedArgs {
-    enum class Outcome { run, help, list, error } outcome;
+    enum class Outcome { run, help, list, list_json, error } outcome;
     Args args;
     std::string error;  // one line, naming the option and the value
 };

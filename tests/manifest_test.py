@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The progression table is the manifest: what each reader of it says about a chapter must agree.
+
+    python3 tests/manifest_test.py BUILD      # a configured and built course (either variant; no GPU needed)
+
+For every GPU chapter (its meson.build's topic, not host_only), read from the programs themselves:
+  - the demo and the bench print the same progression (`--list --json`), and `--list` the same names;
+  - every step's task is one of the chapter's graded tasks (Meson's TODO(NN.k) tests) or "given";
+  - every task with a `large` or `lesson` test (they run the progression's kernels) has a step;
+  - every mutant (tests/mutants/NN_name.toml) names a graded task and a student file of the chapter;
+  - tools/profile.sh profiles the chapter through its demo, <topic>_demo;
+  - tools/grading/student_files.json takes the chapter's student file, starter/<topic>_student.cu[h].
+Exits 1 with one line per disagreement.
+"""
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from lint_chapters import meson_var  # noqa: E402
+
+TASK_TEST = re.compile(r"^TODO\((\d\d\.\d+)\) ?(large|lesson)?")
+
+
+def listed(program, *args):
+    out = subprocess.run([str(program), "--list", *args], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError(f"{program.name} --list {' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
+    return out.stdout
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    build = Path(sys.argv[1]).resolve()
+    tests = json.loads((build / "meson-info" / "intro-tests.json").read_text())
+    profile = (ROOT / "tools" / "profile.sh").read_text()
+    manifest = json.loads((ROOT / "tools" / "grading" / "student_files.json").read_text())
+    problems, checked = [], []
+    for chapter in sorted(p for p in ROOT.glob("[0-9][0-9]_*") if (p / "meson.build").exists()):
+        text = (chapter / "meson.build").read_text()
+        topic = meson_var(text, "topic")
+        if re.search(r"^host_only\s*=\s*true", text, re.M):
+            continue
+        name, nn = chapter.name, chapter.name[:2]
+
+        def bad(what):
+            problems.append(f"{name}: {what}")
+
+        bin_dir = build / "subprojects" / name / "bin"
+        try:
+            demo = json.loads(listed(bin_dir / f"{topic}_demo", "--json"))
+            bench = json.loads(listed(bin_dir / f"{topic}_bench", "--json"))
+            names = listed(bin_dir / f"{topic}_demo").split()
+        except (RuntimeError, OSError, json.JSONDecodeError) as e:
+            bad(f"the progression could not be read: {e}")
+            continue
+        steps = demo["steps"]
+        if steps != bench["steps"]:
+            bad(f"the demo and the bench print different progressions: {[s['name'] for s in steps]} against "
+                f"{[s['name'] for s in bench['steps']]}")
+        if names != [s["name"] for s in steps]:
+            bad(f"--list prints {names}, --list --json {[s['name'] for s in steps]}")
+        graded, runs_kernels = set(), set()
+        for t in tests:
+            m = TASK_TEST.match(t["name"]) if any(s.split(":")[0] == name for s in t["suite"]) else None
+            if m and m.group(1).startswith(nn + "."):
+                graded.add(m.group(1))
+                if m.group(2):
+                    runs_kernels.add(m.group(1))
+        stepped = {s["task"] for s in steps}
+        for s in steps:
+            if s["task"] not in graded | {"given"}:
+                bad(f"step {s['name']} names task {s['task']}, which is not graded (Meson's tasks: {sorted(graded)})")
+        for task in sorted(runs_kernels - stepped):
+            bad(f"task {task} has a large or lesson test but no step in the progression")
+        mutants = ROOT / "tests" / "mutants" / f"{name}.toml"
+        student = manifest.get(name, [])
+        if not any(re.fullmatch(rf"starter/{topic}_student\.cuh?", f) for f in student):
+            bad(f"tools/grading/student_files.json takes {student}, not starter/{topic}_student.cu[h]")
+        if mutants.exists():
+            for m in tomllib.loads(mutants.read_text()).get("mutant", []):
+                if m["task"] not in graded:
+                    bad(f"mutant {m['id']} names task {m['task']}, which is not graded")
+                if not m["file"].startswith(f"{name}/"):
+                    bad(f"mutant {m['id']} edits {m['file']}, outside the chapter")
+        else:
+            bad(f"no mutants ({mutants.relative_to(ROOT)})")
+        if not re.search(rf"^{nn}_\*\) demo={topic}_demo\b", profile, re.M):
+            bad(f"tools/profile.sh does not profile it through {topic}_demo")
+        checked.append(f"{nn} ({len(steps)} steps)")
+    if problems:
+        sys.exit("manifest_test:\n  " + "\n  ".join(problems))
+    print("manifest_test: the demo, the bench, Meson's tasks, the mutants, tools/profile.sh and the grader's "
+          "manifest agree for chapters " + ", ".join(checked))
+
+
+if __name__ == "__main__":
+    main()
