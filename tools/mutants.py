@@ -240,7 +240,8 @@ class Chapter:
             report, out = self.logs / f"{stem}.xml", self.logs / f"{stem}.log"
             timeout = test.get("timeout") or 600
             env = dict(os.environ, **(test.get("env") or {}))
-            code, _ = run_doctest(test["cmd"], report, out, timeout, env, test.get("workdir") or self.build_dir)
+            code, _ = run_doctest(test["cmd"], report, out, timeout, env, test.get("workdir") or self.build_dir,
+                                  first_failure=True)
             if code is None:
                 return FAILED, f"{test['name']}: TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})"
             exe = test["cmd"][0]
