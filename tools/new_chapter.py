@@ -17,19 +17,17 @@ import shutil
 import sys
 from pathlib import Path
 
+from lint_chapters import camel, meson_var
+
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = {".wraplock"}
 
 
-def camel(topic):
-    return "".join(part.capitalize() for part in topic.split("_"))
-
-
 def template_topic(chapter):
-    m = re.search(r"^topic\s*=\s*'([^']+)'", (chapter / "meson.build").read_text(), re.M)
-    if not m:
+    topic = meson_var((chapter / "meson.build").read_text(), "topic")
+    if topic is None:
         sys.exit(f"new_chapter: {chapter}/meson.build sets no topic")
-    return m.group(1)
+    return topic
 
 
 def rename_text(text, old, new):
