@@ -19,13 +19,19 @@ void reads_only(int* d_data, long long* d_total, std::size_t n, int block, cudaS
     Launch(d_data, d_total, n, block, stream);
 }
 
+// The lesson of 03.3 and 03.4: shared-memory bank conflicts of loads and stores.
+inline constexpr const char* bank_conflicts =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+
 inline constexpr InterleavedStep interleaved_progression[] = {
     {"03.1", "reduce_interleaved", reduce_interleaved,
-     "interleaved pairs (partner blockDim/2, /4, ... away) in global memory, one atomicAdd per block"},
+     "interleaved pairs (partner blockDim/2, /4, ... away) in global memory, one atomicAdd per block", course::large},
     {"03.2", "reduce_shared_modulo", reads_only<reduce_shared_modulo>,
-     "the tree in shared memory, neighbored pairs picked with tid % (2s) == 0 (Harris's reduce0)"},
+     "the tree in shared memory, neighbored pairs picked with tid % (2s) == 0 (Harris's reduce0)",
+     course::large, "smsp__inst_executed.sum"},
     {"03.3", "reduce_shared_strided", reads_only<reduce_shared_strided>,
-     "thread tid on word 2*s*tid: no modulo, busy threads packed, but bank conflicts (reduce1)"},
+     "thread tid on word 2*s*tid: no modulo, busy threads packed, but bank conflicts (reduce1)",
+     course::large, bank_conflicts},
     {"03.4", "reduce_shared_sequential", reads_only<reduce_shared_sequential>,
-     "sequential addressing, tid < s adds word tid + s: no bank conflicts (reduce2)"},
+     "sequential addressing, tid < s adds word tid + s: no bank conflicts (reduce2)", course::large, bank_conflicts},
 };

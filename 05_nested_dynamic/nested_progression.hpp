@@ -25,7 +25,7 @@ inline const NestedStep nested_progression[] = {
     {"05.1", "nested_reduce", nested_reduce,
      "the tutorial's recursion on CDP2: a chain of one-block grids per 512-element segment, n/64 device launches"},
     {"05.2", "nested_reduce_strided", nested_reduce_strided,
-     "one grid per level for all segments, launched by one thread: 9 device launches whatever n"},
+     "one grid per level for all segments, launched by one thread: 9 device launches whatever n", course::large},
     {"given", "flat_reduce", flat_reduce_step,
      "no device launches at all: one grid-stride pass, warp shuffles, one atomic per block"},
 };

@@ -1,7 +1,8 @@
 // Chapter 07 launchers, shared by both variants: the argument checks, the grid sizes, the launches, and the
 // given kernels that call the student's device functions (reduce_tiles_kernel, single_pass_kernel and the
 // look-back probe of the checks). The student's kernels come from <variant>/scan_student.cuh (starter/ is
-// yours, solution/ the reference); meson.build puts the -Dvariant folder on the include path.
+// yours, solution/ the reference); meson.build puts the -Dvariant folder on the include path. One banner per
+// version: its given kernels and host helpers, then its launcher.
 #include "scan.hpp"
 
 #include "scan_student.cuh"
@@ -17,7 +18,99 @@
 
 namespace scan_detail {
 
-// ------------------------------------------------------------------------------------ Task 07.4, given kernels
+// 16-byte vector access needs both arrays to start on a 16-byte boundary (tiles are whole vectors from there).
+bool vector_io(const void* in, const void* out)
+{
+    return reinterpret_cast<std::uintptr_t>(in) % course::vector_bytes == 0 &&
+           reinterpret_cast<std::uintptr_t>(out) % course::vector_bytes == 0;
+}
+
+// What every launcher checks first: the block size, n against the kernel's limit, the pointers.
+void check_arguments(const char* launcher, const void* in, const void* out, std::size_t n, int block,
+                     std::size_t limit, const char* why)
+{
+    course::check_block(launcher, block);
+    if (n > limit)
+        throw std::invalid_argument(std::string(launcher) + ": n = " + std::to_string(n) + " is larger than " +
+                                    std::to_string(limit) + " (" + why + ")");
+    course::check_pointer(launcher, "d_in", in, n > 0);
+    course::check_pointer(launcher, "d_out", out, n > 0);
+}
+
+const unsigned* as_unsigned(const int* p) { return reinterpret_cast<const unsigned*>(p); }
+unsigned* as_unsigned(int* p) { return reinterpret_cast<unsigned*>(p); }
+
+}  // namespace scan_detail
+
+using namespace scan_detail;
+
+// ======================================================================================================= ScanWorkspace
+ScanWorkspace::ScanWorkspace(std::size_t max_n)
+    : max_n_(max_n),
+      block_sums_(block_sum_slots(max_n, smallest_tile)),
+      status_{course::DeviceBuffer<unsigned long long>(2 + course::ceil_div(max_n, smallest_single_pass_tile)),
+              course::DeviceBuffer<unsigned long long>(2 + course::ceil_div(max_n, smallest_single_pass_tile))},
+      look_back_timeout_(1)
+{
+    status_[0].fill_bytes(0);
+    status_[1].fill_bytes(0);
+    CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof(unsigned long long)));
+}
+
+void ScanWorkspace::check(const std::string& caller)
+{
+    unsigned long long record = 0;
+    CUDA_CHECK(cudaMemcpy(&record, look_back_timeout_.data(), sizeof record, cudaMemcpyDeviceToHost));
+    if (record == 0) return;
+    CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof record));
+    throw std::runtime_error(caller + ": tile " + std::to_string(record >> 32) + " waited on tile " +
+                             std::to_string(record & 0xffffffffull) + " for more than " +
+                             std::to_string(look_back_timeout_ns / 1000000000ull) +
+                             " s (did every tile publish? Task 07.5, decoupled_look_back: a tile publishes A at "
+                             "once and P when its prefix is known, in its own status word)");
+}
+
+// ============================================================================================= 07.1 scan_hillis_steele
+// One block, one item per thread; the kernel is yours (hillis_steele_kernel).
+void scan_hillis_steele(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream)
+{
+    check_arguments("scan_hillis_steele", d_in, d_out, n, block, hillis_steele_max_n(block),
+                    "one block, one item per thread");
+    if (n == 0) return;
+    const std::size_t shared = 2 * static_cast<std::size_t>(block) * sizeof(unsigned);
+    hillis_steele_kernel<<<1, block, shared, stream>>>(as_unsigned(d_in), as_unsigned(d_out), static_cast<unsigned>(n),
+                                                       kind);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ================================================================================================== 07.2 scan_blelloch
+// Over 07.1: one block, two items per thread, up-sweep and down-sweep (blelloch_tiles_kernel, yours).
+void scan_blelloch(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream)
+{
+    check_arguments("scan_blelloch", d_in, d_out, n, block, blelloch_max_n(block), "one block, two items per thread");
+    if (n == 0) return;
+    blelloch_tiles_kernel<<<1, block, blelloch_shared_bytes(block), stream>>>(as_unsigned(d_in), as_unsigned(d_out), n,
+                                                                              nullptr, kind);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ================================================================================================ 07.3 scan_multiblock
+// Over 07.2: any n - Blelloch tiles, their totals scanned recursively and added back; the recursion over
+// tile levels is yours (multiblock_levels, in scan_student.cuh).
+void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
+                     cudaStream_t stream)
+{
+    check_arguments("scan_multiblock", d_in, d_out, n, block, scratch.max_n(), "the ScanWorkspace was sized for less");
+    if (n == 0) return;
+    course::grid_for("scan_multiblock", n, 2 * static_cast<std::size_t>(block));  // throws past 2^31 - 1 tiles
+    multiblock_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
+}
+
+// ============================================================================================== 07.4 scan_warp_shuffle
+// Over 07.3: reduce-then-scan - each level sums its tiles, scans the sums, then scans each tile from its offset
+// with warp-shuffle block scans (scan_tiles_kernel, yours), 32 items per thread in 16-byte accesses (3n moves).
+namespace scan_detail {
+
 // Pass 1 of reduce-then-scan: the total of each tile (same item layout as the scan, so the same fast loads).
 __global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, std::size_t n, unsigned* tile_sums,
                                                             bool vector_io)
@@ -38,7 +131,40 @@ __global__ void __launch_bounds__(1024) reduce_tiles_kernel(const unsigned* in, 
     }
 }
 
-// ------------------------------------------------------------------------------------ Task 07.5, given kernels
+// Task 07.4's recursion: sum the tiles, scan the sums (exclusive, in place, one level down in `sums`), then
+// scan each tile from its offset.
+void warp_shuffle_levels(const unsigned* in, unsigned* out, ScanKind kind, std::size_t n, int block, unsigned* sums,
+                         cudaStream_t stream)
+{
+    const std::size_t tile_items = static_cast<std::size_t>(block) * scan_items_per_thread;
+    const unsigned tiles = course::grid_for("scan_warp_shuffle", n, tile_items);
+    const bool vectors = vector_io(in, out);
+    if (tiles == 1) {
+        scan_tiles_kernel<<<1, block, 0, stream>>>(in, out, n, nullptr, kind, vectors);
+        CUDA_CHECK_LAUNCH();
+        return;
+    }
+    reduce_tiles_kernel<<<tiles, block, 0, stream>>>(in, n, sums, vector_io(in, in));
+    CUDA_CHECK_LAUNCH();
+    warp_shuffle_levels(sums, sums, ScanKind::exclusive, tiles, block, sums + tiles, stream);
+    scan_tiles_kernel<<<tiles, block, 0, stream>>>(in, out, n, sums, kind, vectors);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace scan_detail
+
+void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
+                       cudaStream_t stream)
+{
+    check_arguments("scan_warp_shuffle", d_in, d_out, n, block, scratch.max_n(),
+                    "the ScanWorkspace was sized for less");
+    if (n == 0) return;
+    warp_shuffle_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
+}
+
+// =============================================================================================== 07.5 scan_single_pass
+namespace scan_detail {
+
 // Over 07.4: one kernel, each item read once and written once (2n, streaming accesses). Tile ids come from an
 // atomic counter in the order blocks start (not blockIdx.x, which the hardware may schedule in any order): a block
 // only ever waits for tiles whose blocks have already started, so every tile it waits for will publish.
@@ -90,70 +216,6 @@ __global__ void __launch_bounds__(1024) single_pass_kernel(const T* in, T* out, 
     store_items<Access::streaming>(out, n, tile_start, vector_io, items, run_prefix, storage.tile_prefix, kind);
 }
 
-// The look-back on statuses written by the checks (probe_decoupled_look_back). Block 0 (one warp) is tile
-// `tile`; block 1, when late_tile >= 0, waits (at most 0.2 s) until tile `tile` has published something,
-// records whether that was its A, waits 20 us more and turns the late tile's X into late_word.
-__global__ void look_back_probe_kernel(TileStatusArray status, std::size_t tile, unsigned aggregate,
-                                       long long late_tile, unsigned long long late_word, unsigned* prefixes,
-                                       int* saw_aggregate)
-{
-    if (blockIdx.x == 0) {
-        prefixes[threadIdx.x] = decoupled_look_back(status, tile, aggregate);
-        return;
-    }
-    if (late_tile < 0 || threadIdx.x != 0) return;
-    const unsigned long long start = global_time_ns();
-    unsigned long long word = load_status(&status.words[tile]);
-    while (TileStatus::flag(word) == TileStatus::invalid && global_time_ns() - start < 200000000ull) {
-        __nanosleep(1000);
-        word = load_status(&status.words[tile]);
-    }
-    *saw_aggregate = TileStatus::flag(word) == TileStatus::aggregate;
-    const unsigned long long seen = global_time_ns();
-    while (global_time_ns() - seen < 20000) __nanosleep(1000);
-    store_status(&status.words[late_tile], late_word);
-}
-
-// ------------------------------------------------------------------------------------------------- helpers
-// 16-byte vector access needs both arrays to start on a 16-byte boundary (tiles are whole vectors from there).
-bool vector_io(const void* in, const void* out)
-{
-    return reinterpret_cast<std::uintptr_t>(in) % course::vector_bytes == 0 &&
-           reinterpret_cast<std::uintptr_t>(out) % course::vector_bytes == 0;
-}
-
-// What every launcher checks first: the block size, n against the kernel's limit, the pointers.
-void check_arguments(const char* launcher, const void* in, const void* out, std::size_t n, int block,
-                     std::size_t limit, const char* why)
-{
-    course::check_block(launcher, block);
-    if (n > limit)
-        throw std::invalid_argument(std::string(launcher) + ": n = " + std::to_string(n) + " is larger than " +
-                                    std::to_string(limit) + " (" + why + ")");
-    course::check_pointer(launcher, "d_in", in, n > 0);
-    course::check_pointer(launcher, "d_out", out, n > 0);
-}
-
-// Task 07.4's recursion: sum the tiles, scan the sums (exclusive, in place, one level down in `sums`), then
-// scan each tile from its offset.
-void warp_shuffle_levels(const unsigned* in, unsigned* out, ScanKind kind, std::size_t n, int block, unsigned* sums,
-                         cudaStream_t stream)
-{
-    const std::size_t tile_items = static_cast<std::size_t>(block) * scan_items_per_thread;
-    const unsigned tiles = course::grid_for("scan_warp_shuffle", n, tile_items);
-    const bool vectors = vector_io(in, out);
-    if (tiles == 1) {
-        scan_tiles_kernel<<<1, block, 0, stream>>>(in, out, n, nullptr, kind, vectors);
-        CUDA_CHECK_LAUNCH();
-        return;
-    }
-    reduce_tiles_kernel<<<tiles, block, 0, stream>>>(in, n, sums, vector_io(in, in));
-    CUDA_CHECK_LAUNCH();
-    warp_shuffle_levels(sums, sums, ScanKind::exclusive, tiles, block, sums + tiles, stream);
-    scan_tiles_kernel<<<tiles, block, 0, stream>>>(in, out, n, sums, kind, vectors);
-    CUDA_CHECK_LAUNCH();
-}
-
 // How far ahead of its own tile a block prefetches input into L2: about a DRAM latency's worth of tiles at copy
 // speed. At 2^28, block 256, on the H100: 1, 2 and 4 MiB ahead gave 100.0-100.5% of the copy bandwidth against
 // 95.0% with none; 8 MiB gave 92.2% (docs/07_scan.md, "Prefetching: keep the memory busy").
@@ -185,77 +247,31 @@ void single_pass(const char* launcher, const T* in, T* out, ScanKind kind, std::
     scratch.single_pass_launched(tiles);
 }
 
-const unsigned* as_unsigned(const int* p) { return reinterpret_cast<const unsigned*>(p); }
-unsigned* as_unsigned(int* p) { return reinterpret_cast<unsigned*>(p); }
+// The look-back on statuses written by the checks (probe_decoupled_look_back). Block 0 (one warp) is tile
+// `tile`; block 1, when late_tile >= 0, waits (at most 0.2 s) until tile `tile` has published something,
+// records whether that was its A, waits 20 us more and turns the late tile's X into late_word.
+__global__ void look_back_probe_kernel(TileStatusArray status, std::size_t tile, unsigned aggregate,
+                                       long long late_tile, unsigned long long late_word, unsigned* prefixes,
+                                       int* saw_aggregate)
+{
+    if (blockIdx.x == 0) {
+        prefixes[threadIdx.x] = decoupled_look_back(status, tile, aggregate);
+        return;
+    }
+    if (late_tile < 0 || threadIdx.x != 0) return;
+    const unsigned long long start = global_time_ns();
+    unsigned long long word = load_status(&status.words[tile]);
+    while (TileStatus::flag(word) == TileStatus::invalid && global_time_ns() - start < 200000000ull) {
+        __nanosleep(1000);
+        word = load_status(&status.words[tile]);
+    }
+    *saw_aggregate = TileStatus::flag(word) == TileStatus::aggregate;
+    const unsigned long long seen = global_time_ns();
+    while (global_time_ns() - seen < 20000) __nanosleep(1000);
+    store_status(&status.words[late_tile], late_word);
+}
 
 }  // namespace scan_detail
-
-using namespace scan_detail;
-
-// --------------------------------------------------------------------------------------------- ScanWorkspace
-ScanWorkspace::ScanWorkspace(std::size_t max_n)
-    : max_n_(max_n),
-      block_sums_(block_sum_slots(max_n, smallest_tile)),
-      status_{course::DeviceBuffer<unsigned long long>(2 + course::ceil_div(max_n, smallest_single_pass_tile)),
-              course::DeviceBuffer<unsigned long long>(2 + course::ceil_div(max_n, smallest_single_pass_tile))},
-      look_back_timeout_(1)
-{
-    status_[0].fill_bytes(0);
-    status_[1].fill_bytes(0);
-    CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof(unsigned long long)));
-}
-
-void ScanWorkspace::check(const std::string& caller)
-{
-    unsigned long long record = 0;
-    CUDA_CHECK(cudaMemcpy(&record, look_back_timeout_.data(), sizeof record, cudaMemcpyDeviceToHost));
-    if (record == 0) return;
-    CUDA_CHECK(cudaMemset(look_back_timeout_.data(), 0, sizeof record));
-    throw std::runtime_error(caller + ": tile " + std::to_string(record >> 32) + " waited on tile " +
-                             std::to_string(record & 0xffffffffull) + " for more than " +
-                             std::to_string(look_back_timeout_ns / 1000000000ull) +
-                             " s (did every tile publish? Task 07.5, decoupled_look_back: a tile publishes A at "
-                             "once and P when its prefix is known, in its own status word)");
-}
-
-// ----------------------------------------------------------------------------------------------- launchers
-void scan_hillis_steele(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream)
-{
-    check_arguments("scan_hillis_steele", d_in, d_out, n, block, hillis_steele_max_n(block),
-                    "one block, one item per thread");
-    if (n == 0) return;
-    const std::size_t shared = 2 * static_cast<std::size_t>(block) * sizeof(unsigned);
-    hillis_steele_kernel<<<1, block, shared, stream>>>(as_unsigned(d_in), as_unsigned(d_out), static_cast<unsigned>(n),
-                                                       kind);
-    CUDA_CHECK_LAUNCH();
-}
-
-void scan_blelloch(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, cudaStream_t stream)
-{
-    check_arguments("scan_blelloch", d_in, d_out, n, block, blelloch_max_n(block), "one block, two items per thread");
-    if (n == 0) return;
-    blelloch_tiles_kernel<<<1, block, blelloch_shared_bytes(block), stream>>>(as_unsigned(d_in), as_unsigned(d_out), n,
-                                                                              nullptr, kind);
-    CUDA_CHECK_LAUNCH();
-}
-
-void scan_multiblock(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
-                     cudaStream_t stream)
-{
-    check_arguments("scan_multiblock", d_in, d_out, n, block, scratch.max_n(), "the ScanWorkspace was sized for less");
-    if (n == 0) return;
-    course::grid_for("scan_multiblock", n, 2 * static_cast<std::size_t>(block));  // throws past 2^31 - 1 tiles
-    multiblock_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
-}
-
-void scan_warp_shuffle(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
-                       cudaStream_t stream)
-{
-    check_arguments("scan_warp_shuffle", d_in, d_out, n, block, scratch.max_n(),
-                    "the ScanWorkspace was sized for less");
-    if (n == 0) return;
-    warp_shuffle_levels(as_unsigned(d_in), as_unsigned(d_out), kind, n, block, scratch.block_sums(), stream);
-}
 
 void scan_single_pass(const int* d_in, int* d_out, ScanKind kind, std::size_t n, int block, ScanWorkspace& scratch,
                       cudaStream_t stream)
@@ -269,7 +285,7 @@ void scan_single_pass(const float* d_in, float* d_out, ScanKind kind, std::size_
     single_pass("scan_single_pass<float>", d_in, d_out, kind, n, block, scratch, stream);
 }
 
-// ------------------------------------------------------------------------------------ checks of Task 07.5
+// The checks of Task 07.5: decoupled_look_back (yours) alone, on tile statuses the checks write.
 LookBackProbe probe_decoupled_look_back(const std::vector<unsigned long long>& statuses, std::size_t tile,
                                         unsigned aggregate, std::size_t late_tile, unsigned long long late_word)
 {

@@ -29,10 +29,11 @@ inline const ScanSingleBlockStep scan_single_block_progression[] = {
 
 inline const ScanMultiTileStep scan_multi_tile_progression[] = {
     {"07.3", "scan_multiblock", scan_multiblock,
-     "any n: Blelloch tiles, their totals scanned recursively and added back (4n element moves)"},
+     "any n: Blelloch tiles, their totals scanned recursively and added back (4n element moves)", course::large},
     {"07.4", "scan_warp_shuffle", scan_warp_shuffle,
-     "warp-shuffle block scans, 32 items per thread in 16-byte accesses, reduce-then-scan (3n)"},
-    {"07.5", "scan_single_pass", scan_single_pass, "one kernel: tiles find their offsets by decoupled look-back (2n)"},
+     "warp-shuffle block scans, 32 items per thread in 16-byte accesses, reduce-then-scan (3n)", course::large},
+    {"07.5", "scan_single_pass", scan_single_pass, "one kernel: tiles find their offsets by decoupled look-back (2n)",
+     course::large},
 };
 
 // The largest n a single-block scan takes with `block` threads.

@@ -6,7 +6,8 @@
 For every GPU chapter (its meson.build's topic, not host_only), read from the programs themselves:
   - the demo and the bench print the same progression (`--list --json`), and `--list` the same names;
   - every step's task is one of the chapter's graded tasks (Meson's TODO(NN.k) tests) or "given";
-  - every task with a `large` or `lesson` test (they run the progression's kernels) has a step;
+  - the steps flagged `large` are the tasks of Meson's large_tasks, those with a `lesson` metric its
+    lesson_tasks; every lesson metric is judged in checks.cpp and printed by tools/profile.sh;
   - every mutant (tests/mutants/NN_name.toml) names a graded task and a student file of the chapter;
   - tools/profile.sh profiles the chapter through its demo, <topic>_demo;
   - tools/grading/student_files.json takes the chapter's student file, starter/<topic>_student.cu[h].
@@ -39,6 +40,7 @@ def main():
     build = Path(sys.argv[1]).resolve()
     tests = json.loads((build / "meson-info" / "intro-tests.json").read_text())
     profile = (ROOT / "tools" / "profile.sh").read_text()
+    dram = re.search(r"^dram=(\S+)", profile, re.M).group(1)  # the DRAM metrics several chapters print
     manifest = json.loads((ROOT / "tools" / "grading" / "student_files.json").read_text())
     problems, checked = [], []
     for chapter in sorted(p for p in ROOT.glob("[0-9][0-9]_*") if (p / "meson.build").exists()):
@@ -65,19 +67,30 @@ def main():
                 f"{[s['name'] for s in bench['steps']]}")
         if names != [s["name"] for s in steps]:
             bad(f"--list prints {names}, --list --json {[s['name'] for s in steps]}")
-        graded, runs_kernels = set(), set()
+        graded, by_test = set(), {"large": set(), "lesson": set()}
         for t in tests:
             m = TASK_TEST.match(t["name"]) if any(s.split(":")[0] == name for s in t["suite"]) else None
             if m and m.group(1).startswith(nn + "."):
                 graded.add(m.group(1))
                 if m.group(2):
-                    runs_kernels.add(m.group(1))
-        stepped = {s["task"] for s in steps}
+                    by_test[m.group(2)].add(m.group(1))
         for s in steps:
             if s["task"] not in graded | {"given"}:
                 bad(f"step {s['name']} names task {s['task']}, which is not graded (Meson's tasks: {sorted(graded)})")
-        for task in sorted(runs_kernels - stepped):
-            bad(f"task {task} has a large or lesson test but no step in the progression")
+        flagged = {"large": {s["task"] for s in steps if s["large"]}, "lesson": {s["task"] for s in steps if s["lesson"]}}
+        for kind in ("large", "lesson"):
+            if flagged[kind] != by_test[kind]:
+                bad(f"the steps flagged {kind} are of tasks {sorted(flagged[kind])}, Meson's {kind}_tasks "
+                    f"{sorted(by_test[kind])}")
+        checks = (chapter / "checks.cpp").read_text()
+        profiled = re.search(rf"^{nn}_\*\).*?;;", profile, re.M | re.S)
+        profiled = profiled.group(0).replace("$dram", dram) if profiled else ""
+        for s in steps:
+            for metric in filter(None, s["lesson"].split(",")):
+                if f'"{metric}"' not in checks:
+                    bad(f"step {s['name']}'s lesson metric {metric} is not in checks.cpp")
+                if metric not in profiled:
+                    bad(f"tools/profile.sh does not print step {s['name']}'s lesson metric {metric}")
         mutants = ROOT / "tests" / "mutants" / f"{name}.toml"
         student = manifest.get(name, [])
         if not any(re.fullmatch(rf"starter/{topic}_student\.cuh?", f) for f in student):

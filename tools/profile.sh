@@ -8,7 +8,7 @@
 # It profiles the chapter's demo (2^24 elements; 2^26 ints or 2^28 bytes where DRAM throughput is the metric,
 # so that the input does not fit in the 50-60 MiB L2) - one profiled launch per kernel name - and prints:
 #   02  branch efficiency (% of branch targets uniform across the warp) and divergent branch targets
-#   03  shared-memory bank conflicts of loads and stores
+#   03  shared-memory bank conflicts of loads and stores, and warp instructions executed (the modulo's cost)
 #   04, 06, 07  achieved DRAM throughput as % of the peak, and the kernel's duration
 #   05  the number of device-side launches (counted by the chapter's own status word; ncu itself does not
 #       profile the child grids of dynamic parallelism) and the top-level kernels' duration
@@ -27,7 +27,7 @@ case $chapter in
 02_*) demo=neighbored_demo
       metrics=smsp__sass_average_branch_targets_threads_uniform.pct,smsp__sass_branch_targets_threads_divergent.sum,gpu__time_duration.sum ;;
 03_*) demo=interleaved_demo
-      metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum ;;
+      metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,gpu__time_duration.sum ;;
 04_*) demo=unroll_warp_demo metrics=$dram n=2^26 ;;
 05_*) demo=nested_demo metrics=gpu__time_duration.sum n=2^20 ;;
 06_*) demo=histogram_demo metrics=$dram n=2^28 ;;

@@ -54,14 +54,16 @@ std::string json_string(const std::string& text)
     return out + "\"";
 }
 
-// The progression as --list --json prints it: {"program": ..., "steps": [{"task", "name", "change"}, ...]}.
+// The progression as --list --json prints it:
+// {"program": ..., "steps": [{"task", "name", "change", "large", "lesson"}, ...]}.
 std::string steps_json(const ArgSpec& spec)
 {
     std::string out = "{\"program\": " + json_string(spec.program) + ", \"steps\": [";
     for (std::size_t i = 0; i < spec.steps.size(); ++i) {
         const StepFacts& s = spec.steps[i];
         out += std::string(i ? ",\n  " : "\n  ") + "{\"task\": " + json_string(s.task) + ", \"name\": " +
-               json_string(s.name) + ", \"change\": " + json_string(s.change) + "}";
+               json_string(s.name) + ", \"change\": " + json_string(s.change) +
+               ", \"large\": " + (s.large ? "true" : "false") + ", \"lesson\": " + json_string(s.lesson) + "}";
     }
     return out + "\n]}\n";
 }

@@ -1,7 +1,8 @@
 // A chapter's progression table: its kernels in the order the README teaches them. Checks, demo, bench and
 // tools/profile.sh all read the one table in <topic>_progression.hpp, so a kernel is listed once; demos and
 // benches run a subset with --kernel NAME and print the table with --list [--json] (facts_of(table) goes into
-// ArgSpec::steps; tests/manifest_test.py checks it against the chapter's tasks, mutants and profile.sh).
+// ArgSpec::steps; tests/manifest_test.py checks it against Meson's task lists, the checks, the mutants and
+// profile.sh).
 #pragma once
 
 #include <cstddef>
@@ -16,20 +17,29 @@ struct Step {
     const char* name;    // the launcher's name, which --kernel takes
     Launcher* launch;    // the launcher (all the steps of one table share its signature)
     const char* change;  // one line: what it changes over the step before
+    // Which of its task's tests run this kernel beyond the ordinary checks (Meson's large_tasks and
+    // lesson_tasks must agree):
+    bool large = false;            // 'TODO(NN.k) large': past 2^31 elements
+    const char* lesson = nullptr;  // 'TODO(NN.k) lesson': the Nsight Compute metrics it judges (ncu's
+                                   // --metrics list), which tools/profile.sh prints for the chapter too
 };
+
+inline constexpr bool large = true;  // Step::large, spelled in a table
 
 // What a program says of a step (--list --json) and what --kernel accepts: the table without its launchers.
 struct StepFacts {
     std::string task;
     std::string name;
     std::string change;
+    bool large;
+    std::string lesson;  // "" when none
 };
 
 template <class Launcher, std::size_t N>
 std::vector<StepFacts> facts_of(const Step<Launcher> (&steps)[N])
 {
     std::vector<StepFacts> facts;
-    for (const Step<Launcher>& s : steps) facts.push_back({s.task, s.name, s.change});
+    for (const Step<Launcher>& s : steps) facts.push_back({s.task, s.name, s.change, s.large, s.lesson ? s.lesson : ""});
     return facts;
 }
 
