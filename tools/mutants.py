@@ -245,9 +245,7 @@ class Chapter:
             if code is None:
                 return FAILED, f"{test['name']}: TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})"
             exe = test["cmd"][0]
-            expected = doctest_xml.expected_cases(
-                doctest_xml.declared_cases(Path(s).read_text(errors="replace")
-                                           for s in self.build.checks_sources(exe)), test["cmd"][1:])
+            expected = doctest_xml.expected_cases(doctest_xml.declared_cases(exe), test["cmd"][1:])
             status, reason = doctest_xml.verdict(report, expected, code, gpu)
             if status == FAILED:
                 return FAILED, f"{test['name']}: {reason}"

@@ -1,13 +1,15 @@
 """The verdict of one test program, read from doctest's own XML report (`--reporters=xml --out=FILE`).
 
 An exit code alone proves nothing: a student's static initializer can call std::_Exit(0) before any test
-runs. A test passes only when the report is complete, names every test case the trusted checks file
-declares for it, every one of them passed with at least one assertion, and the program exited 0.
+runs. A test passes only when the report is complete, names every test case the trusted checks program
+declares for it (its --list-test-cases: cases a chapter registers through a macro count too), every one of them passed with at least one assertion, and the program exited 0.
 A case that ran no assertion counts only when it logged why it was left out (course/testing.hpp's
 kSkipMarker, e.g. no GPU on this machine): then the test is "not graded", with that reason.
 """
+import functools
 import re
 import signal
+import subprocess
 import xml.etree.ElementTree as ET
 
 from .model import FAILED, NOT_GRADED, PASSED
@@ -15,15 +17,15 @@ from .model import FAILED, NOT_GRADED, PASSED
 SKIP_MARKER = "course-skip: "          # course::testing::kSkipMarker
 NO_GPU = SKIP_MARKER + "no CUDA-capable GPU or driver found"
 
-_TEST_CASE = re.compile(r'\bTEST_CASE\s*\(\s*"((?:[^"\\]|\\.)*)"')
-
-
-def declared_cases(source_texts):
-    """The TEST_CASE names of the trusted checks sources."""
-    names = []
-    for text in source_texts:
-        names += [m.group(1).replace('\\"', '"').replace("\\\\", "\\") for m in _TEST_CASE.finditer(text)]
-    return names
+@functools.lru_cache(maxsize=None)
+def declared_cases(checks_program):
+    """The test case names of a trusted checks program (built from the grader's tree: it links no student
+    code), as its doctest lists them."""
+    out = subprocess.run([str(checks_program), "--list-test-cases", "--reporters=xml"], capture_output=True,
+                         text=True, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError(f"{checks_program} --list-test-cases: exit {out.returncode}: {out.stderr.strip()[:500]}")
+    return tuple(case.get("name") for case in ET.fromstring(out.stdout).iter("TestCase"))
 
 
 def _doctest_filters(args):
