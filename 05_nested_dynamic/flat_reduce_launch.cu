@@ -11,25 +11,18 @@ namespace {
 constexpr unsigned flat_threads = 256;
 constexpr unsigned flat_loads_per_step = 4;
 
-// A 64-bit grid-stride loop with four independent loads in flight per thread, a shuffle tree per warp, and
+// A 64-bit grid-stride loop with four independent loads in flight per thread, shuffle trees (block_sum), and
 // one atomic add per block.
 __global__ void flat_reduce_kernel(const int* in, std::size_t n, long long* total)
 {
-    __shared__ long long warp_totals[flat_threads / 32];
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     long long sum = 0;
     for (; i + 3 * stride < n; i += flat_loads_per_step * stride)
         sum += static_cast<long long>(in[i]) + in[i + stride] + in[i + 2 * stride] + in[i + 3 * stride];
     for (; i < n; i += stride) sum += in[i];
-    sum = warp_sum(sum);
-    const unsigned lane = threadIdx.x % 32;
-    const unsigned warp = threadIdx.x / 32;
-    if (lane == 0) warp_totals[warp] = sum;
-    __syncthreads();
-    if (warp != 0) return;
-    sum = warp_sum(lane < flat_threads / 32 ? warp_totals[lane] : 0);
-    if (lane == 0) course::atomic_add(total, sum);
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) course::atomic_add(total, sum);
 }
 
 }  // namespace

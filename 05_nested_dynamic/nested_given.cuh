@@ -41,6 +41,18 @@ __device__ inline long long warp_sum(long long value)
     return value;
 }
 
+// Sum over a whole block of whole warps (every thread calls it); thread 0 gets the total.
+__device__ inline long long block_sum(long long value)
+{
+    __shared__ long long warp_totals[32];
+    value = warp_sum(value);
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+    if (lane == 0) warp_totals[warp] = value;
+    __syncthreads();
+    return warp == 0 ? warp_sum(lane < blockDim.x / 32 ? warp_totals[lane] : 0) : 0;
+}
+
 // The grids of the launch tree (defined in nested_launch.cu). Each of the first four runs the student's
 // __device__ function of the same name without "_kernel" (Tasks 05.1 and 05.2) in every thread; launch these,
 // with the arguments of that function. With the checks' race widening on (NestedWorkspace::widen_race_windows),

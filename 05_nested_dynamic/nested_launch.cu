@@ -189,17 +189,10 @@ __global__ void strided_fold_kernel(NestedArgs a, unsigned stride)
 // whose launch tree wrote them, so all of them are finished and visible.
 __global__ void sum_partials(NestedArgs a)
 {
-    __shared__ long long warp_totals[sum_partials_threads / 32];
     long long sum = 0;
     for (unsigned s = threadIdx.x; s < a.segments; s += blockDim.x) sum += a.partials[s];
-    sum = warp_sum(sum);
-    const unsigned lane = threadIdx.x % 32;
-    const unsigned warp = threadIdx.x / 32;
-    if (lane == 0) warp_totals[warp] = sum;
-    __syncthreads();
-    if (warp != 0) return;
-    sum = warp_sum(lane < blockDim.x / 32 ? warp_totals[lane] : 0);
-    if (lane == 0) {
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) {
         *a.total = sum;
         a.status->finished = 1;
     }
