@@ -3,11 +3,12 @@
 // hot); every kernel's result is verified first (a wrong kernel gets no time).
 //   meson test -C build --benchmark --suite 02_neighbored
 //   build/bin/neighbored_bench --kernel reduce_neighbored_less --runs 50      (chapter built alone)
+#include "neighbored_problem.hpp"
 #include "neighbored_progression.hpp"
 
 #include "course/args.hpp"
+#include "course/chapter.hpp"
 #include "course/check.hpp"
-#include "course/reduction_bench.hpp"
 
 int main(int argc, char** argv)
 {
@@ -18,11 +19,8 @@ int main(int argc, char** argv)
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
-        NeighboredWorkspace workspace(args.n);
-        return course::reduction_bench(
-            "02_neighbored", args, neighbored_progression,
-            [&](const NeighboredStep& step, int* d_data, long long* d_total, std::size_t n) {
-                step.launch(d_data, d_total, n, args.block, workspace, 0);
-            });
+        NeighboredProblem problem(args);
+        course::cub_baseline(problem);
+        return course::run_bench(spec, args, problem);
     });
 }

@@ -2,11 +2,12 @@
 //   build/bin/neighbored_demo --n 2^24 --block 256 --seed 1          (chapter built alone)
 //   build/subprojects/02_neighbored/bin/neighbored_demo ...          (built from the top level)
 //   --kernel NAME runs one kernel of the progression (repeatable); --list prints their names.
+#include "neighbored_problem.hpp"
 #include "neighbored_progression.hpp"
 
 #include "course/args.hpp"
+#include "course/chapter.hpp"
 #include "course/check.hpp"
-#include "course/reduction_demo.hpp"
 
 int main(int argc, char** argv)
 {
@@ -17,12 +18,7 @@ int main(int argc, char** argv)
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
-        NeighboredWorkspace workspace(args.n);
-        return course::reduction_demo(
-            "02_neighbored", args, neighbored_progression,
-            [&](const NeighboredStep& step, int* d_data, long long* d_total, std::size_t n) {
-                step.launch(d_data, d_total, n, args.block, workspace, 0);
-            },
-            "GPU times include every pass and the final sum (all on the GPU), not the restore copy.");
+        NeighboredProblem problem(args);
+        return course::run_demo(spec, args, problem);
     });
 }

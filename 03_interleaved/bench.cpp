@@ -3,11 +3,12 @@
 // hot); every kernel's result is verified first (a wrong kernel gets no time).
 //   meson test -C build --benchmark --suite 03_interleaved
 //   build/bin/interleaved_bench --kernel reduce_shared_sequential --runs 50      (chapter built alone)
+#include "interleaved_problem.hpp"
 #include "interleaved_progression.hpp"
 
 #include "course/args.hpp"
+#include "course/chapter.hpp"
 #include "course/check.hpp"
-#include "course/reduction_bench.hpp"
 
 int main(int argc, char** argv)
 {
@@ -18,10 +19,8 @@ int main(int argc, char** argv)
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
-        return course::reduction_bench(
-            "03_interleaved", args, interleaved_progression,
-            [&](const InterleavedStep& step, int* d_data, long long* d_total, std::size_t n) {
-                step.launch(d_data, d_total, n, args.block, 0);
-            });
+        InterleavedProblem problem(args);
+        course::cub_baseline(problem);
+        return course::run_bench(spec, args, problem);
     });
 }

@@ -2,11 +2,12 @@
 //   build/bin/interleaved_demo --n 2^24 --block 256 --seed 1          (chapter built alone)
 //   build/subprojects/03_interleaved/bin/interleaved_demo ...         (built from the top level)
 //   --kernel NAME runs one kernel of the progression (repeatable); --list prints their names.
+#include "interleaved_problem.hpp"
 #include "interleaved_progression.hpp"
 
 #include "course/args.hpp"
+#include "course/chapter.hpp"
 #include "course/check.hpp"
-#include "course/reduction_demo.hpp"
 
 int main(int argc, char** argv)
 {
@@ -17,12 +18,7 @@ int main(int argc, char** argv)
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
-        // reduce_interleaved overwrites its input; the shared-memory kernels only read it.
-        return course::reduction_demo(
-            "03_interleaved", args, interleaved_progression,
-            [&](const InterleavedStep& step, int* d_data, long long* d_total, std::size_t n) {
-                step.launch(d_data, d_total, n, args.block, 0);
-            },
-            "GPU times include zeroing the total, not the restore copy.");
+        InterleavedProblem problem(args);
+        return course::run_demo(spec, args, problem);
     });
 }

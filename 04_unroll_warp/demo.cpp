@@ -3,18 +3,18 @@
 // bytes. --kernel NAME runs only the named kernels (--list prints them).
 //   build/subprojects/04_unroll_warp/bin/unroll_warp_demo --n 2^24 --block 256 --seed 1
 #include "unroll_warp.hpp"
+#include "unroll_warp_problem.hpp"
 #include "unroll_warp_progression.hpp"
 
 #include "course/args.hpp"
+#include "course/chapter.hpp"
 #include "course/check.hpp"
 #include "course/data.hpp"
-#include "course/device.hpp"
 #include "course/device_buffer.hpp"
 #include "course/reference.hpp"
-#include "course/report.hpp"
-#include "course/timer.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <set>
 #include <string>
@@ -22,7 +22,6 @@
 
 namespace {
 
-constexpr int gpu_runs = 20;
 constexpr int order_runs = 10;
 
 // Runs a float kernel `order_runs` times on the same input and prints every distinct result.
@@ -43,6 +42,50 @@ void print_distinct_results(const char* label, const course::DeviceBuffer<float>
     std::cout << '\n';
 }
 
+// After the int table: reduce_vectorized's float and byte variants on the same n. True when both are right.
+bool floats_and_bytes(const course::Args& args, UnrollWarpWorkspace& workspace)
+{
+    // Floats: the same kernel, float4 loads, two accumulators.
+    const auto floats = course::random_floats(args.n, args.seed);
+    const double reference = course::sum_reference(floats.data(), args.n);
+    const double tolerance = 2.0 * static_cast<double>(args.n) * 0x1p-53 *
+                             course::sum_abs_reference(floats.data(), args.n);
+    float forward = 0, backward = 0;
+    for (std::size_t i = 0; i < args.n; ++i) forward += floats[i];
+    for (std::size_t i = args.n; i > 0; --i) backward += floats[i - 1];
+    std::cout.precision(17);
+    std::cout << "Floats: " << args.n << " random values in [-1, 1), reference sum (double, compensated) "
+              << reference << "\n";
+    std::cout.precision(9);
+    std::cout << "  CPU, float accumulator, index order " << forward << ", reverse order " << backward << '\n';
+    course::DeviceBuffer<float> d_floats(args.n);
+    d_floats.copy_from_host(floats);
+    print_distinct_results<float>("float accumulation", d_floats, args.n, args.block, workspace, 9);
+    print_distinct_results<double>("double accumulation", d_floats, args.n, args.block, workspace, 17);
+    course::DeviceBuffer<double> double_total(1);
+    reduce_vectorized_float(d_floats.data(), double_total.data(), args.n, args.block, workspace);
+    const double error = std::fabs(double_total.to_host()[0] - reference);
+    std::cout.precision(3);
+    std::cout << "  double accumulation: |error| = " << error << ", bound 2 n 2^-53 sum|x| = " << tolerance
+              << "\n  (float addition is not associative, and the blocks' atomicAdds land in a different order\n"
+                 "  in every run; in float that changes the last digits, in double it stays far below float\n"
+                 "  precision)\n\n";
+
+    // Bytes: 16 per load, summed with __dp4a.
+    const auto byte_data = course::random_bytes(args.n, args.seed, course::ByteDistribution::uniform);
+    const long long byte_expected = course::sum_reference(byte_data.data(), args.n);
+    course::DeviceBuffer<std::uint8_t> d_bytes(args.n);
+    d_bytes.copy_from_host(byte_data);
+    course::DeviceBuffer<long long> byte_total(1);
+    byte_total.fill_bytes(0xA5);
+    reduce_vectorized_bytes(d_bytes.data(), byte_total.data(), args.n, args.block, workspace);
+    const long long byte_got = byte_total.to_host()[0];
+    std::cout << "Bytes: " << args.n << " random bytes, reduce_vectorized_bytes " << byte_got << ", expected "
+              << byte_expected << (byte_got == byte_expected ? " (correct)" : " (WRONG)") << '\n';
+
+    return error <= tolerance && byte_got == byte_expected;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -53,71 +96,9 @@ int main(int argc, char** argv)
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
-        std::cout << course::describe(course::device_info()) << '\n';
-        const auto data = course::random_ints(args.n, args.seed);
-        const long long expected = course::sum_reference(data.data(), args.n);
-        std::cout << "n = " << args.n << ", block = " << args.block << ", seed = " << args.seed
-                  << ", expected sum = " << expected << "\n\n";
-
-        const double bytes = static_cast<double>(args.n * sizeof(int));
-        course::ResultTable table("04_unroll_warp, int32, block = " + std::to_string(args.block) + ": median of " +
-                                  std::to_string(gpu_runs) + " GPU runs");
-        long long cpu = 0;
-        const auto cpu_time = course::time_cpu([&] { cpu = course::sum_reference(data.data(), args.n); });
-        table.add("CPU sum_reference", std::to_string(cpu), cpu == expected, cpu_time.median_ms, bytes);
-
-        course::DeviceBuffer<int> d_in(args.n);
-        d_in.copy_from_host(data);
-        course::DeviceBuffer<long long> total(1);
-        UnrollWarpWorkspace workspace;
-        for (const UnrollWarpStep& step : unroll_warp_progression) {
-            if (!args.wants(step.name)) continue;
-            total.fill_bytes(0xA5);  // a kernel that never writes the total must not show the previous one's
-            const auto t = course::time_gpu(
-                [&] { step.launch(d_in.data(), total.data(), args.n, args.block, &workspace, 0); }, gpu_runs);
-            const long long got = total.to_host()[0];
-            table.add(step.name, std::to_string(got), got == expected, t.median_ms, bytes);
-        }
-        table.print(std::cout);
-        if (!args.wants("reduce_vectorized")) return table.all_correct() ? 0 : 1;
-
-        // Floats: the same kernel, float4 loads, two accumulators.
-        const auto floats = course::random_floats(args.n, args.seed);
-        const double reference = course::sum_reference(floats.data(), args.n);
-        const double tolerance = 2.0 * static_cast<double>(args.n) * 0x1p-53 *
-                                 course::sum_abs_reference(floats.data(), args.n);
-        float forward = 0, backward = 0;
-        for (std::size_t i = 0; i < args.n; ++i) forward += floats[i];
-        for (std::size_t i = args.n; i > 0; --i) backward += floats[i - 1];
-        std::cout.precision(17);
-        std::cout << "Floats: " << args.n << " random values in [-1, 1), reference sum (double, compensated) "
-                  << reference << "\n";
-        std::cout.precision(9);
-        std::cout << "  CPU, float accumulator, index order " << forward << ", reverse order " << backward << '\n';
-        course::DeviceBuffer<float> d_floats(args.n);
-        d_floats.copy_from_host(floats);
-        print_distinct_results<float>("float accumulation", d_floats, args.n, args.block, workspace, 9);
-        print_distinct_results<double>("double accumulation", d_floats, args.n, args.block, workspace, 17);
-        course::DeviceBuffer<double> double_total(1);
-        reduce_vectorized_float(d_floats.data(), double_total.data(), args.n, args.block, workspace);
-        const double error = std::fabs(double_total.to_host()[0] - reference);
-        std::cout.precision(3);
-        std::cout << "  double accumulation: |error| = " << error << ", bound 2 n 2^-53 sum|x| = " << tolerance
-                  << "\n  (float addition is not associative, and the blocks' atomicAdds land in a different order\n"
-                     "  in every run; in float that changes the last digits, in double it stays far below float\n"
-                     "  precision)\n\n";
-
-        // Bytes: 16 per load, summed with __dp4a.
-        const auto byte_data = course::random_bytes(args.n, args.seed, course::ByteDistribution::uniform);
-        const long long byte_expected = course::sum_reference(byte_data.data(), args.n);
-        course::DeviceBuffer<std::uint8_t> d_bytes(args.n);
-        d_bytes.copy_from_host(byte_data);
-        total.fill_bytes(0xA5);
-        reduce_vectorized_bytes(d_bytes.data(), total.data(), args.n, args.block, workspace);
-        const long long byte_got = total.to_host()[0];
-        std::cout << "Bytes: " << args.n << " random bytes, reduce_vectorized_bytes " << byte_got << ", expected "
-                  << byte_expected << (byte_got == byte_expected ? " (correct)" : " (WRONG)") << '\n';
-
-        return table.all_correct() && error <= tolerance && byte_got == byte_expected ? 0 : 1;
+        UnrollWarpProblem problem(args);
+        if (args.wants("reduce_vectorized"))
+            problem.demo_extra = [&] { return floats_and_bytes(args, problem.workspace); };
+        return course::run_demo(spec, args, problem);
     });
 }

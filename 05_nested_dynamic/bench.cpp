@@ -7,48 +7,26 @@
 //     ..., --n, and (nested - flat) / device launches. It is not a constant. With --csv PATH the curve goes to
 //     PATH with "-launch-costs" before ".csv".
 //   meson test -C build --benchmark --suite 05_nested_dynamic
+#include "nested_problem.hpp"
 #include "nested_progression.hpp"
 
 #include "course/args.hpp"
+#include "course/chapter.hpp"
 #include "course/check.hpp"
-#include "course/conditions.hpp"
-#include "course/cub_reference.hpp"
-#include "course/data.hpp"
 #include "course/device.hpp"
-#include "course/device_buffer.hpp"
 #include "course/launch.hpp"
-#include "course/reference.hpp"
 #include "course/report.hpp"
 #include "course/sweep.hpp"
-#include "course/timer.hpp"
 
 #include <algorithm>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
-#include <map>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
-
-// One verified run of a step: "" when *d_total is the expected sum and the tree finished, else what is wrong.
-// `launches` gets the tree's device-side launch count.
-std::string verify(const NestedStep& step, const NestedWorkspace& workspace,
-                   const course::DeviceBuffer<long long>& d_total, std::int64_t expected, std::uint64_t& launches)
-{
-    try {
-        launches = makes_device_launches(step) ? workspace.check() : 0;
-    } catch (const NestedLaunchError& e) {
-        return std::string("no sum (") + e.what() + ")";
-    }
-    const long long got = d_total.to_host()[0];
-    if (got == expected) return "";
-    return "returned " + std::to_string(got) + ", expected " + std::to_string(expected);
-}
 
 struct LaunchCost {
     std::size_t n;
@@ -83,6 +61,38 @@ void write_launch_costs_csv(const std::string& path, const std::vector<LaunchCos
           << r.us_per_launch() << ',' << r.nested.runs << ',' << course::csv_field(conditions) << '\n';
 }
 
+// 3. The cost of one device-side launch as a curve over n, from 2^16 up to --n: nested_reduce against
+// flat_reduce (5 runs each; at --n the progression's timings, with more runs).
+void launch_costs(course::Bench& bench, NestedWorkspace& workspace)
+{
+    const course::Kernel& nested = bench.problem.kernel("nested_reduce");
+    const course::Kernel& flat = bench.problem.kernel("flat_reduce");
+    constexpr int curve_runs = 5;
+    std::vector<LaunchCost> costs;
+    for (std::size_t n = std::size_t{1} << 16; n <= bench.args.n; n *= 2) {
+        LaunchCost row{n, 0, {}, {}};
+        auto nested_time = n == bench.args.n ? bench.first_table_timing(nested.name) : std::nullopt;
+        auto flat_time = n == bench.args.n ? bench.first_table_timing(flat.name) : std::nullopt;
+        if (nested_time && flat_time) {
+            nested.run(n, 0);  // once more, for its launch count (the table ran other kernels since)
+            CUDA_CHECK(cudaDeviceSynchronize());
+            row.device_launches = workspace.check();
+        } else {
+            nested_time = bench.measure(nested, n, 0, nested.name + " n=" + std::to_string(n), curve_runs);
+            if (nested_time) row.device_launches = workspace.check();
+            flat_time = bench.measure(flat, n, 0, flat.name + " n=" + std::to_string(n), curve_runs);
+        }
+        if (!nested_time || !flat_time) continue;
+        row.nested = *nested_time;
+        row.flat = *flat_time;
+        if (row.device_launches > 0) costs.push_back(row);
+    }
+    const std::string conditions = bench.conditions();
+    print_launch_costs(std::cout, costs, conditions);
+    if (!bench.args.csv.empty())
+        write_launch_costs_csv(course::sweep_csv_path(bench.args.csv, "launch-costs"), costs, conditions);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -95,116 +105,23 @@ int main(int argc, char** argv)
     const course::Args args = course::parse_args(argc, argv, spec);
 
     return course::run_gpu_main(spec.program, [&] {
-        const std::size_t n = args.n;
-        std::cout << course::describe(course::device_info()) << "\nn = " << n << ", seed = " << args.seed << "\n\n";
-        const double copy_gbps = course::copy_bandwidth_gbps(std::size_t{1} << 30);
-        const course::Conditions start = course::read_conditions();
-        const auto data = course::random_ints(n, args.seed);
-        const std::int64_t expected = course::sum_reference(data.data(), n);
-        course::DeviceBuffer<int> d_in(n);
-        d_in.copy_from_host(data);
-        course::DeviceBuffer<long long> d_total(1);
         // The workspace reserves the pending-launch slots a tree of n ints needs (nested.hpp): what the driver
         // kept, and the device memory the workspace took besides its own buffers.
         const std::size_t free_before = course::free_device_memory();
-        NestedWorkspace workspace(n);
+        NestedWorkspace workspace(args.n);
         const std::size_t taken = free_before - std::min(free_before, course::free_device_memory());
-        const std::size_t buffers = course::ceil_div(n, nested_segment) * (nested_segment / 2 + 1) * sizeof(long long);
+        const std::size_t buffers =
+            course::ceil_div(args.n, nested_segment) * (nested_segment / 2 + 1) * sizeof(long long);
         std::size_t limit = 0;
         CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
-        std::cout << "NestedWorkspace(" << n << "): pending-launch limit now " << limit << "; device memory taken "
-                  << (taken >> 20) << " MiB, of which its buffers " << (buffers >> 20) << " MiB\n";
-        const double bytes = static_cast<double>(n * sizeof(int));
 
-        // ---- 1. the progression at n
-        course::BenchTable table("05_nested_dynamic: nested reductions vs a flat one", n, copy_gbps);
-        std::map<std::string, std::pair<course::Timing, std::uint64_t>> timed;  // name -> timing, launches
-        bool all_verified = true;
-        for (const auto& step : nested_progression) {
-            if (!args.wants(step.name)) continue;
-            std::uint64_t launches = 0;
-            const auto timing = course::time_gpu_verified(
-                step.name, [&] { step.launch(d_in.data(), d_total.data(), n, workspace, nullptr); },
-                [&] { return verify(step, workspace, d_total, expected, launches); }, args.runs);
-            if (!timing) {
-                all_verified = false;
-                continue;
-            }
-            std::uint64_t last_launches = 0;
-            if (const std::string wrong = verify(step, workspace, d_total, expected, last_launches); !wrong.empty())
-                throw std::runtime_error(std::string(step.name) + ": the last timed run " + wrong);
-            if (makes_device_launches(step)) std::cout << step.name << ": " << launches << " device launches\n";
-            table.add(step.name, *timing, bytes);
-            timed[step.name] = {*timing, launches};
-        }
-
-        course::cub_ref::Sum cub_sum(n);
-        std::uint64_t no_launches = 0;
-        const auto cub = course::time_gpu_verified(
-            "CUB DeviceReduce::Sum", [&] { cub_sum(d_in.data(), d_total.data(), n); },
-            [&] { return verify(nested_step("given"), workspace, d_total, expected, no_launches); }, args.runs);
-        if (cub) table.set_reference("CUB DeviceReduce::Sum", *cub, bytes);
-        else all_verified = false;
-
-        std::cout << '\n';
-        const std::string table_conditions = course::describe_conditions(start, course::read_conditions());
-        table.print(std::cout, table_conditions);
-        if (!args.csv.empty()) table.write_csv(args.csv, table_conditions);
-
-        // ---- 2. flat_reduce, the chapter's one-pass kernel, against CUB by size (2^10 up to n, cold and hot)
-        if (args.wants("flat_reduce")) {
-            course::SizeSweep sweep("05_nested_dynamic, int32", "flat_reduce", "CUB DeviceReduce::Sum");
-            for (const std::size_t m : course::SizeSweep::sizes(n)) {
-                const std::int64_t expected_here = course::sum_reference(data.data(), m);
-                all_verified &= sweep.add_verified(
-                    m, static_cast<double>(m * sizeof(int)), [&, m] { flat_reduce(d_in.data(), d_total.data(), m); },
-                    [&, m] { cub_sum(d_in.data(), d_total.data(), m); }, [&] { d_total.fill_bytes(0xA5); },
-                    [&, expected_here] {
-                        std::uint64_t launches = 0;
-                        return verify(nested_step("given"), workspace, d_total, expected_here, launches);
-                    },
-                    args.runs);
-            }
-            const std::string sweep_conditions = course::describe_conditions(start, course::read_conditions());
-            sweep.print(std::cout, sweep_conditions);
-            if (!args.csv.empty()) sweep.write_csv(course::sweep_csv_path(args.csv), sweep_conditions);
-        }
-
-        // ---- 3. the cost of one device-side launch, by n
-        if (!args.wants("nested_reduce")) return all_verified ? 0 : 1;
-        const int sweep_runs = 5;
-        std::vector<LaunchCost> costs;
-        for (std::size_t size = std::size_t{1} << 16; size <= n; size *= 2) {
-            LaunchCost row{size, 0, {}, {}};
-            if (size == n && timed.count("nested_reduce") && timed.count("flat_reduce")) {
-                row.nested = timed["nested_reduce"].first;  // timed above, with more runs
-                row.device_launches = timed["nested_reduce"].second;
-                row.flat = timed["flat_reduce"].first;
-            } else {
-                const std::int64_t expected_here = course::sum_reference(data.data(), size);
-                std::uint64_t launches = 0;
-                const auto nested = course::time_gpu_verified(
-                    "nested_reduce n=" + std::to_string(size),
-                    [&] { nested_reduce(d_in.data(), d_total.data(), size, workspace); },
-                    [&] { return verify(nested_step("05.1"), workspace, d_total, expected_here, launches); },
-                    sweep_runs);
-                const auto flat = course::time_gpu_verified(
-                    "flat_reduce n=" + std::to_string(size), [&] { flat_reduce(d_in.data(), d_total.data(), size); },
-                    [&] { return verify(nested_step("given"), workspace, d_total, expected_here, no_launches); },
-                    sweep_runs);
-                if (!nested || !flat) {
-                    all_verified = false;
-                    continue;
-                }
-                row.nested = *nested;
-                row.flat = *flat;
-                row.device_launches = launches;
-            }
-            if (row.device_launches > 0) costs.push_back(row);
-        }
-        const std::string conditions = course::describe_conditions(start, course::read_conditions());
-        print_launch_costs(std::cout, costs, conditions);
-        if (!args.csv.empty()) write_launch_costs_csv(course::sweep_csv_path(args.csv, "launch-costs"), costs, conditions);
-        return all_verified ? 0 : 1;
+        NestedProblem problem(args, workspace);
+        problem.header = "NestedWorkspace(" + std::to_string(args.n) + "): pending-launch limit now " +
+                         std::to_string(limit) + "; device memory taken " + std::to_string(taken >> 20) +
+                         " MiB, of which its buffers " + std::to_string(buffers >> 20) + " MiB\n";
+        course::cub_baseline(problem);
+        if (args.wants("nested_reduce"))
+            problem.bench_extra = [&](course::Bench& bench) { launch_costs(bench, workspace); };
+        return course::run_bench(spec, args, problem);
     });
 }
