@@ -12,6 +12,8 @@
 #include "course/chapter.hpp"
 #include "course/check.hpp"
 
+#include <string>
+
 int main(int argc, char** argv)
 {
     course::ArgSpec spec{"histogram_bench", "the chapter's histograms vs CUB HistogramEven, uniform and identical bytes",
@@ -24,6 +26,8 @@ int main(int argc, char** argv)
     return course::run_gpu_main(spec.program, [&] {
         HistogramProblem problem(args);
         course::cub_baseline(problem);
+        problem.header = "block " + std::to_string(args.block) + " for 06.4 and 06.5, " +
+                         std::to_string(HistogramProblem::tutorial_block) + " for the tutorial's kernels\n";
         return course::run_bench(spec, args, problem);
     });
 }

@@ -26,8 +26,6 @@ struct HistogramProblem : course::ByteHistogram {
         kernels = course::kernels_of(histogram_progression, [this](auto launch, std::size_t n, int block) {
             launch(data(), bins(), n, block, 0);
         });
-        header = "block " + std::to_string(args.block) + " for 06.4 and 06.5, " + std::to_string(tutorial_block) +
-                 " for the tutorial's kernels\n";
         std::vector<std::size_t> sizes{args.n};
         if (args.n > tutorial_n) sizes.push_back(tutorial_n);
         for (const std::string& input : inputs()) {

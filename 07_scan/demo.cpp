@@ -13,6 +13,7 @@
 #include "course/reference.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,10 @@ int main(int argc, char** argv)
 
     return course::run_gpu_main(spec.program, [&] {
         ScanProblem problem(args);
-        FloatScan floats(args);
+        std::optional<FloatScan> float_scan;
         const std::size_t n = args.n;
         if (args.wants("scan_single_pass")) {
+            float_scan.emplace(args);
             problem.demo_rows.push_back(
                 {"scan_single_pass, exclusive", n,
                  [&] {
@@ -78,14 +80,14 @@ int main(int argc, char** argv)
             problem.demo_rows.push_back(
                 {"scan_single_pass<float>", n,
                  [&] {
-                     scan_single_pass(floats.d_in.data(), floats.d_out.data(), ScanKind::inclusive, n, args.block,
+                     scan_single_pass(float_scan->d_in.data(), float_scan->d_out.data(), ScanKind::inclusive, n, args.block,
                                       problem.scratch);
                  },
                  [&] {
                      problem.scratch.check("scan_single_pass<float>");
-                     return floats.wrong();
+                     return float_scan->wrong();
                  },
-                 [&] { return floats.last(); }});
+                 [&] { return float_scan->last(); }});
         }
         return course::run_demo(spec, args, problem);
     });

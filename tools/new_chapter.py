@@ -89,8 +89,9 @@ def main():
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
 
     print(f"{target}: chapter {new[2]} from {args.template}, topic '{args.topic}' (files {args.topic}.hpp, "
-          f"{args.topic}_given.cuh, {args.topic}_launch.cu, {args.topic}_progression.hpp, {args.topic}_runner.cpp, "
-          f"starter/ and solution/{args.topic}_student.cuh, checks.cpp, demo.cpp, bench.cpp, README.md)")
+          f"{args.topic}_given.cuh, {args.topic}_launch.cu, {args.topic}_progression.hpp, {args.topic}_problem.hpp, "
+          f"{args.topic}_runner.cpp, starter/ and solution/{args.topic}_student.cuh, checks.cpp, demo.cpp, bench.cpp, "
+          "README.md)")
     print("registered in meson.build, subprojects/ and tools/grading/student_files.json. Next: replace the lesson "
           f"(task statements in {args.topic}.hpp, kernels, checks, README), write tests/mutants/{args.name}.toml, "
           "then run python3 tools/lint_chapters.py")

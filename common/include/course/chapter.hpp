@@ -157,7 +157,8 @@ private:
     Conditions start_;
 };
 
-// "" when the last run of `kernel` (the device synchronized) on the first n elements is right, else what is wrong.
+// After a run of `kernel` (nullptr: the baseline) on the first n elements: "" when it is right, else what is
+// wrong. Synchronizes the device first.
 std::string wrong_after(const Kernel* kernel, Problem& problem, std::size_t n);
 // "n = 1024, block = 256, seed = 1" (no block where the program takes none), and the problem's header lines.
 void print_header(const ArgSpec& spec, const Args& args, const Problem& problem);
