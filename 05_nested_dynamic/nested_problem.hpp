@@ -23,9 +23,12 @@ struct NestedProblem : course::IntSum {
             launch(data(), total(), n, this->workspace, nullptr);
         });
         // check() counts a tree's launches, and throws for a tree that failed (then the total is no sum).
-        for (std::size_t i = 0; i < std::size(nested_progression); ++i)
-            if (makes_device_launches(nested_progression[i]))
-                kernels[i].after_run = [this] { return std::to_string(this->workspace.check()) + " device launches"; };
+        for (std::size_t i = 0; i < std::size(nested_progression); ++i) {
+            const bool tree = makes_device_launches(nested_progression[i]);
+            kernels[i].after_run = [this, tree] {
+                return std::to_string(tree ? this->workspace.check() : 0) + " device launches";
+            };
+        }
         tables = {progression_table("05_nested_dynamic: nested reductions vs a flat one")};
         sweeps = {{"05_nested_dynamic, int32", "flat_reduce"}};
         demo_runs = 5;

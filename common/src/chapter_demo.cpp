@@ -59,7 +59,7 @@ void add_row(ResultTable& table, Problem& problem, const DemoRow& row, const Ker
         try {
             if (const std::string detail = kernel->after_run(); !detail.empty()) label += " (" + detail + ")";
         } catch (const std::exception& e) {
-            table.add(label, std::string("no result: ") + e.what(), false, 0, problem.bytes(row.n));
+            table.add(label, "no " + problem.result_name + ": " + e.what(), false, 0, problem.bytes(row.n));
             return;
         }
     }

@@ -17,6 +17,7 @@ IntSum::IntSum(std::string chapter, const Args& args, Input input)
       work_(args.n),
       total_(1)
 {
+    result_name = "sum";
     work_.copy_from_host(host_);
     if (overwritten_) pristine_.copy_from(work_);
 }

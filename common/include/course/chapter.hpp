@@ -95,6 +95,7 @@ public:
 
     std::string chapter;                  // "04_unroll_warp"
     std::string element;                  // "int32": what the demo's title says the data is
+    std::string result_name = "result";   // what a run gives, in the demo's "no sum: ..." for a failed run
     std::vector<Kernel> kernels;          // the progression, in order
     std::string header;                   // more lines under "n = ..., block = ..., seed = ..." (may be empty)
     std::string baseline_name;            // bench: "CUB DeviceReduce::Sum"
