@@ -4,23 +4,9 @@
 //   meson test -C build --benchmark --suite 02_neighbored
 //   build/bin/neighbored_bench --kernel reduce_neighbored_less --runs 50      (chapter built alone)
 #include "neighbored_problem.hpp"
-#include "neighbored_progression.hpp"
-
-#include "course/args.hpp"
-#include "course/chapter.hpp"
-#include "course/check.hpp"
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"neighbored_bench", "the 02_neighbored progression against CUB DeviceReduce::Sum",
-                         std::size_t{1} << 28, std::size_t{1} << 30};
-    spec.benchmark = true;
-    spec.steps = course::facts_of(neighbored_progression);
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        NeighboredProblem problem(args);
-        course::cub_baseline(problem);
-        return course::run_bench(spec, args, problem);
-    });
+    return course::bench_main<NeighboredProblem>(argc, argv, "the 02_neighbored progression against CUB "
+                                                             "DeviceReduce::Sum");
 }

@@ -3,22 +3,9 @@
 //   build/subprojects/02_neighbored/bin/neighbored_demo ...          (built from the top level)
 //   --kernel NAME runs one kernel of the progression (repeatable); --list prints their names.
 #include "neighbored_problem.hpp"
-#include "neighbored_progression.hpp"
-
-#include "course/args.hpp"
-#include "course/chapter.hpp"
-#include "course/check.hpp"
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"neighbored_demo",
-                         "sum random ints on the GPU: neighbored pairs, then with less divergence",
-                         std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.steps = course::facts_of(neighbored_progression);
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        NeighboredProblem problem(args);
-        return course::run_demo(spec, args, problem);
-    });
+    return course::demo_main<NeighboredProblem>(argc, argv, "sum random ints on the GPU: neighbored pairs, then with "
+                                                            "less divergence");
 }

@@ -9,8 +9,13 @@
 #include "course/problems.hpp"
 
 #include <string>
+#include <vector>
 
 struct NeighboredProblem : course::IntSum {
+    static constexpr const char* demo_program = "neighbored_demo";
+    static constexpr const char* bench_program = "neighbored_bench";
+    static std::vector<course::StepFacts> steps() { return course::facts_of(neighbored_progression); }
+
     NeighboredWorkspace workspace;
 
     explicit NeighboredProblem(const course::Args& args)

@@ -3,22 +3,9 @@
 //   build/subprojects/03_interleaved/bin/interleaved_demo ...         (built from the top level)
 //   --kernel NAME runs one kernel of the progression (repeatable); --list prints their names.
 #include "interleaved_problem.hpp"
-#include "interleaved_progression.hpp"
-
-#include "course/args.hpp"
-#include "course/chapter.hpp"
-#include "course/check.hpp"
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"interleaved_demo",
-                         "sum random ints on the GPU: interleaved pairs, then three shared-memory trees",
-                         std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.steps = course::facts_of(interleaved_progression);
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        InterleavedProblem problem(args);
-        return course::run_demo(spec, args, problem);
-    });
+    return course::demo_main<InterleavedProblem>(argc, argv, "sum random ints on the GPU: interleaved pairs, then "
+                                                             "three shared-memory trees");
 }

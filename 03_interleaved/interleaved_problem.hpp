@@ -10,8 +10,13 @@
 #include "course/problems.hpp"
 
 #include <string>
+#include <vector>
 
 struct InterleavedProblem : course::IntSum {
+    static constexpr const char* demo_program = "interleaved_demo";
+    static constexpr const char* bench_program = "interleaved_bench";
+    static std::vector<course::StepFacts> steps() { return course::facts_of(interleaved_progression); }
+
     explicit InterleavedProblem(const course::Args& args) : IntSum("03_interleaved", args, Input::overwritten)
     {
         kernels = course::kernels_of(interleaved_progression, [this](auto launch, std::size_t n, int block) {

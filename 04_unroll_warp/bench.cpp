@@ -8,25 +8,10 @@
 // "-sweep" before ".csv".
 //   meson test -C build --benchmark --suite 04_unroll_warp
 #include "unroll_warp_problem.hpp"
-#include "unroll_warp_progression.hpp"
-
-#include "course/args.hpp"
-#include "course/chapter.hpp"
-#include "course/check.hpp"
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"unroll_warp_bench",
-                         "the 04_unroll_warp progression against CUB DeviceReduce::Sum, at L2-resident sizes, and a "
-                         "size sweep",
-                         std::size_t{1} << 28, std::size_t{1} << 30};
-    spec.benchmark = true;
-    spec.steps = course::facts_of(unroll_warp_progression);
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        UnrollWarpProblem problem(args);
-        course::cub_baseline(problem);
-        return course::run_bench(spec, args, problem);
-    });
+    return course::bench_main<UnrollWarpProblem>(argc, argv, "the 04_unroll_warp progression against CUB "
+                                                             "DeviceReduce::Sum, at L2-resident sizes, and a size "
+                                                             "sweep");
 }

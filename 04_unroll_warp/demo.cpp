@@ -90,15 +90,10 @@ bool floats_and_bytes(const course::Args& args, UnrollWarpWorkspace& workspace)
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"unroll_warp_demo", "sum random ints, floats and bytes with every chapter 04 kernel",
-                         std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.steps = course::facts_of(unroll_warp_progression);
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        UnrollWarpProblem problem(args);
-        if (args.wants("reduce_vectorized"))
-            problem.demo_extra = [&] { return floats_and_bytes(args, problem.workspace); };
-        return course::run_demo(spec, args, problem);
-    });
+    return course::demo_main<UnrollWarpProblem>(
+        argc, argv, "sum random ints, floats and bytes with every chapter 04 kernel",
+        [](UnrollWarpProblem& problem, const course::Args& args) {
+            if (args.wants("reduce_vectorized"))
+                problem.demo_extra = [&] { return floats_and_bytes(args, problem.workspace); };
+        });
 }

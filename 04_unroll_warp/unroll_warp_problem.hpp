@@ -12,8 +12,13 @@
 #include "course/problems.hpp"
 
 #include <string>
+#include <vector>
 
 struct UnrollWarpProblem : course::IntSum {
+    static constexpr const char* demo_program = "unroll_warp_demo";
+    static constexpr const char* bench_program = "unroll_warp_bench";
+    static std::vector<course::StepFacts> steps() { return course::facts_of(unroll_warp_progression); }
+
     UnrollWarpWorkspace workspace;
 
     explicit UnrollWarpProblem(const course::Args& args) : IntSum("04_unroll_warp", args)

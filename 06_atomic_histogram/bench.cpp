@@ -6,28 +6,15 @@
 //   build/subprojects/06_atomic_histogram/bin/histogram_bench --runs 20 --block 1024 --csv histogram.csv
 //   ... --kernel histogram_vectorized    (only that kernel, and CUB; repeatable; --list names them)
 #include "histogram_problem.hpp"
-#include "histogram_progression.hpp"
-
-#include "course/args.hpp"
-#include "course/chapter.hpp"
-#include "course/check.hpp"
 
 #include <string>
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"histogram_bench", "the chapter's histograms vs CUB HistogramEven, uniform and identical bytes",
-                         std::size_t{1} << 30, histogram_max_n};
-    spec.benchmark = true;
-    spec.default_block = 1024;
-    spec.steps = course::facts_of(histogram_progression);
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        HistogramProblem problem(args);
-        course::cub_baseline(problem);
-        problem.header = "block " + std::to_string(args.block) + " for 06.4 and 06.5, " +
-                         std::to_string(HistogramProblem::tutorial_block) + " for the tutorial's kernels\n";
-        return course::run_bench(spec, args, problem);
-    });
+    return course::bench_main<HistogramProblem>(
+        argc, argv, "the chapter's histograms vs CUB HistogramEven, uniform and identical bytes",
+        [](HistogramProblem& problem, const course::Args& args) {
+            problem.header = "block " + std::to_string(args.block) + " for 06.4 and 06.5, " +
+                             std::to_string(HistogramProblem::tutorial_block) + " for the tutorial's kernels\n";
+        });
 }

@@ -63,14 +63,9 @@ bool tutorial_clock(const course::Args& args, HistogramProblem& problem)
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"histogram_demo", "256-bin histogram of random bytes: the CPU and every GPU version",
-                         std::size_t{100} << 20, histogram_max_n};
-    spec.steps = course::facts_of(histogram_progression);
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        HistogramProblem problem(args);
-        problem.demo_extra = [&] { return tutorial_clock(args, problem); };
-        return course::run_demo(spec, args, problem);
-    });
+    return course::demo_main<HistogramProblem>(
+        argc, argv, "256-bin histogram of random bytes: the CPU and every GPU version",
+        [](HistogramProblem& problem, const course::Args& args) {
+            problem.demo_extra = [&] { return tutorial_clock(args, problem); };
+        });
 }

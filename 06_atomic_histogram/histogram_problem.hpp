@@ -15,8 +15,15 @@
 #include <vector>
 
 struct HistogramProblem : course::ByteHistogram {
+    static constexpr const char* demo_program = "histogram_demo";
+    static constexpr const char* bench_program = "histogram_bench";
+    static std::vector<course::StepFacts> steps() { return course::facts_of(histogram_progression); }
     static constexpr std::size_t tutorial_n = std::size_t{100} << 20;  // the tutorial's 100 MiB
     static constexpr int tutorial_block = 256;
+    static constexpr std::size_t demo_n = tutorial_n;
+    static constexpr std::size_t bench_n = std::size_t{1} << 30;
+    static constexpr std::size_t max_n = histogram_max_n;
+    static constexpr int bench_block = 1024;
 
     explicit HistogramProblem(const course::Args& args)
         : ByteHistogram("06_atomic_histogram", args,

@@ -6,23 +6,9 @@
 // against CUB from 2^10 to n, cold (L2 flushed) and hot, written to <csv>-sweep.csv.
 //   build/subprojects/07_scan/bin/scan_bench --n 2^28 --block 256 --csv 07_scan.csv
 #include "scan_problem.hpp"
-#include "scan_progression.hpp"
-
-#include "course/args.hpp"
-#include "course/chapter.hpp"
-#include "course/check.hpp"
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"scan_bench", "inclusive int32 scans of chapter 07 against CUB DeviceScan::InclusiveSum",
-                         std::size_t{1} << 28, std::size_t{1} << 30};
-    spec.benchmark = true;
-    spec.steps = scan_step_facts();
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        ScanProblem problem(args);
-        course::cub_baseline(problem);
-        return course::run_bench(spec, args, problem);
-    });
+    return course::bench_main<ScanProblem>(argc, argv, "inclusive int32 scans of chapter 07 against CUB "
+                                                       "DeviceScan::InclusiveSum");
 }

@@ -15,8 +15,13 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
+#include <vector>
 
 struct ScanProblem : course::IntScan {
+    static constexpr const char* demo_program = "scan_demo";
+    static constexpr const char* bench_program = "scan_bench";
+    static std::vector<course::StepFacts> steps() { return scan_step_facts(); }
+
     ScanWorkspace scratch;
 
     explicit ScanProblem(const course::Args& args) : IntScan("07_scan", args), scratch(args.n)

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "course/args.hpp"
+#include "course/check.hpp"
 #include "course/conditions.hpp"
 #include "course/progression.hpp"
 #include "course/timer.hpp"
@@ -93,6 +94,15 @@ public:
     Problem(std::string chapter, std::string element) : chapter(std::move(chapter)), element(std::move(element)) {}
     virtual ~Problem() = default;
 
+    // The command line of the chapter's programs (demo_main, bench_main): a chapter's problem type declares
+    // demo_program and bench_program ("neighbored_demo") and steps() (its progression, for --kernel and --list),
+    // and shadows these defaults where they do not fit.
+    static constexpr std::size_t demo_n = std::size_t{1} << 24;  // default --n of the demo
+    static constexpr std::size_t bench_n = std::size_t{1} << 28;  // ... of the bench
+    static constexpr std::size_t max_n = std::size_t{1} << 30;
+    static constexpr int bench_block = 256;  // default --block of the bench (the demo's is 256)
+    static constexpr bool uses_block = true;
+
     std::string chapter;                  // "04_unroll_warp"
     std::string element;                  // "int32": what the demo's title says the data is
     std::string result_name = "result";   // what a run gives, in the demo's "no sum: ..." for a failed run
@@ -167,5 +177,49 @@ void print_header(const ArgSpec& spec, const Args& args, const Problem& problem)
 // The programs: each returns the exit code.
 int run_demo(const ArgSpec& spec, const Args& args, Problem& problem);
 int run_bench(const ArgSpec& spec, const Args& args, Problem& problem);
+
+// A chapter's whole main(): its command line from what its problem type P declares (Problem's static members),
+// then on the GPU P built from the arguments, `customize(problem, args)` (the hooks of that program, if any) and
+// run_demo, or run_bench with CUB as the baseline (cub_baseline, course/problems.hpp: benches link CUB).
+struct NoHooks {
+    template <class P>
+    void operator()(P&, const Args&) const {}
+};
+
+template <class P>
+ArgSpec spec_of(const char* program, const char* summary, std::size_t default_n)
+{
+    ArgSpec spec{program, summary, default_n, P::max_n};
+    spec.uses_block = P::uses_block;
+    spec.steps = P::steps();
+    return spec;
+}
+
+template <class P, class Hooks = NoHooks>
+int demo_main(int argc, char** argv, const char* summary, Hooks hooks = {})
+{
+    const ArgSpec spec = spec_of<P>(P::demo_program, summary, P::demo_n);
+    const Args args = parse_args(argc, argv, spec);
+    return run_gpu_main(spec.program, [&] {
+        P problem(args);
+        hooks(problem, args);
+        return run_demo(spec, args, problem);
+    });
+}
+
+template <class P, class Hooks = NoHooks>
+int bench_main(int argc, char** argv, const char* summary, Hooks hooks = {})
+{
+    ArgSpec spec = spec_of<P>(P::bench_program, summary, P::bench_n);
+    spec.benchmark = true;
+    spec.default_block = P::bench_block;
+    const Args args = parse_args(argc, argv, spec);
+    return run_gpu_main(spec.program, [&] {
+        P problem(args);
+        cub_baseline(problem);
+        hooks(problem, args);
+        return run_bench(spec, args, problem);
+    });
+}
 
 }  // namespace course
