@@ -531,36 +531,7 @@ void check_occupancy()
     }
 }
 
-// Given code: the progression table that the demo, the bench and tools/profile.sh run. Every step, called as
-// they call it but with no workspace, returns or refuses with std::invalid_argument naming the workspace: the
-// 04.6 step used to dereference the null pointer instead.
-void check_progression_without_workspace()
-{
-    REQUIRE_GPU();
-    const std::size_t n = 100003;
-    const IntData data(course::random_ints(n, course::testing::seed(13)));
-    int steps = 0;
-    for (long long step = 0; step < 64; ++step) {
-        const Result r = course::checker::run(
-            Call("progression step", n, 256).param("step", step).input(data.input(), 0, n).output<long long>(1, poison));
-        if (r.outcome == Result::Outcome::error && r.message.find("no progression step") != std::string::npos) break;
-        ++steps;
-        const auto name = r.value("name");  // absent when the step crashed before the runner could report it
-        const std::string what = "progression step " + std::to_string(step) + (name ? " (" + *name + ")" : "") +
-                                 " with workspace = nullptr";
-        VERIFY(r.ok() || (r.rejected() && r.message.find("workspace") != std::string::npos),
-               what << " must return, or throw std::invalid_argument naming the workspace; instead " << r.what());
-    }
-    CHECK_MESSAGE(steps > 0, "the runner knows no progression step");
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------------- given
-TEST_CASE("given: every progression step, called without a workspace, returns or refuses (no null dereference)")
-{
-    check_progression_without_workspace();
-}
 
 // ---------------------------------------------------------------------------------------------------- 04.1
 TEST_CASE("TODO(04.1) reduce_unrolling2/4/8: 1..8, standard sizes x every block, negative values, full int range")

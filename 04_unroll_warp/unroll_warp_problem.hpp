@@ -17,15 +17,20 @@
 struct UnrollWarpProblem : course::IntSum {
     static constexpr const char* demo_program = "unroll_warp_demo";
     static constexpr const char* bench_program = "unroll_warp_bench";
-    static std::vector<course::StepFacts> steps() { return course::facts_of(unroll_warp_progression); }
+    static std::vector<course::StepFacts> steps() { return unroll_warp_step_facts(); }
 
     UnrollWarpWorkspace workspace;
 
     explicit UnrollWarpProblem(const course::Args& args) : IntSum("04_unroll_warp", args)
     {
         kernels = course::kernels_of(unroll_warp_progression, [this](auto launch, std::size_t n, int block) {
-            launch(data(), total(), n, block, &workspace, 0);
+            launch(data(), total(), n, block, 0);
         });
+        for (course::Kernel& k :
+             course::kernels_of(unroll_warp_vectorized_progression, [this](auto launch, std::size_t n, int block) {
+                 launch(data(), total(), n, block, workspace, 0);
+             }))
+            kernels.push_back(std::move(k));
         const std::string title = "04_unroll_warp, int32, block = " + std::to_string(args.block);
         tables = {progression_table(title)};
         for (const std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 22}) {  // 4 and 16 MiB

@@ -5,10 +5,8 @@
 // "occupancy answers" (a host operation) returns Task 04.7's answers as values. The 04.6
 // launchers also take an UnrollWarpWorkspace, which the runner keeps from one call to the next, one per value of the
 // parameter "workspace": the checks give every case its own, shared by all the case's launches (a kernel that
-// does not reset it fails from the second launch on). "progression step" runs one step of the progression table
-// (given code) by its index, as the demo and the bench do.
+// does not reset it fails from the second launch on).
 #include "unroll_warp.hpp"
-#include "unroll_warp_progression.hpp"
 
 #include "course/runner.hpp"
 
@@ -79,17 +77,6 @@ void occupancy(Call& c)
     }
 }
 
-// Step `step` of the progression table, as the demo, the bench and tools/profile.sh call it: with the case's
-// workspace when the request has the parameter "workspace", else with nullptr. Its name comes back as "name".
-void progression_step(Call& c)
-{
-    const auto i = static_cast<std::size_t>(c.param("step"));
-    if (i >= std::size(unroll_warp_progression)) throw std::runtime_error("no progression step " + std::to_string(i));
-    c.value("name", unroll_warp_progression[i].name);
-    UnrollWarpWorkspace* w = c.has("workspace") ? &workspace(c) : nullptr;
-    unroll_warp_progression[i].launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
-}
-
 const course::runner::Op ops[] = {
     {"reduce_unrolling2", plain<reduce_unrolling2>},
     {"reduce_unrolling4", plain<reduce_unrolling4>},
@@ -109,7 +96,6 @@ const course::runner::Op ops[] = {
     {"probe_thread_sum_grid_stride", plain<probe_thread_sum_grid_stride>},
     {"probe_shfl_warp_sum", plain<probe_shfl_warp_sum>},
     {"occupancy answers", occupancy, true},
-    {"progression step", progression_step},
 };
 
 }  // namespace

@@ -45,7 +45,5 @@ inline std::size_t single_block_max_n(const ScanSingleBlockStep& step, int block
 // Every step of the chapter, both tables in order (ArgSpec::steps: what --kernel accepts, --list prints).
 inline std::vector<course::StepFacts> scan_step_facts()
 {
-    std::vector<course::StepFacts> facts = course::facts_of(scan_single_block_progression);
-    for (const course::StepFacts& step : course::facts_of(scan_multi_tile_progression)) facts.push_back(step);
-    return facts;
+    return course::facts_of(scan_single_block_progression, scan_multi_tile_progression);
 }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course {
@@ -40,6 +41,15 @@ std::vector<StepFacts> facts_of(const Step<Launcher> (&steps)[N])
 {
     std::vector<StepFacts> facts;
     for (const Step<Launcher>& s : steps) facts.push_back({s.task, s.name, s.change, s.large, s.lesson ? s.lesson : ""});
+    return facts;
+}
+
+// A chapter whose launchers have two signatures keeps two tables (04, 07): the progression is both, in order.
+template <class First, std::size_t N, class Second, std::size_t M>
+std::vector<StepFacts> facts_of(const Step<First> (&first)[N], const Step<Second> (&second)[M])
+{
+    std::vector<StepFacts> facts = facts_of(first);
+    for (StepFacts& s : facts_of(second)) facts.push_back(std::move(s));
     return facts;
 }
 
