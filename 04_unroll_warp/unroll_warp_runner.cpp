@@ -11,8 +11,6 @@
 #include "course/runner.hpp"
 
 #include <cstdint>
-#include <iterator>
-#include <stdexcept>
 #include <string>
 
 namespace {
