@@ -15,13 +15,13 @@
 struct InterleavedProblem : course::IntSum {
     static constexpr const char* demo_program = "interleaved_demo";
     static constexpr const char* bench_program = "interleaved_bench";
-    static std::vector<course::StepFacts> steps() { return course::facts_of(interleaved_progression); }
+    static std::vector<course::StepFacts> steps() { return interleaved_step_facts(); }
 
     explicit InterleavedProblem(const course::Args& args) : IntSum("03_interleaved", args, Input::overwritten)
     {
-        kernels = course::kernels_of(interleaved_progression, [this](auto launch, std::size_t n, int block) {
-            launch(data(), total(), n, block, 0);
-        });
+        const auto call = [this](auto launch, std::size_t n, int block) { launch(data(), total(), n, block, 0); };
+        kernels = course::kernels_of(interleaved_global_progression, call);
+        for (course::Kernel& k : course::kernels_of(interleaved_shared_progression, call)) kernels.push_back(std::move(k));
         const std::string title = "03_interleaved, int32, block = " + std::to_string(args.block);
         tables = {progression_table(title)};
         sweeps = {{title, kernels.back().name}};
