@@ -417,11 +417,11 @@ int ReductionTask::registered(const char* file, int line) const
     register_case(file, line, subject + (plural ? " read" : " reads") + " nothing at or past n",
                   each(check_nothing_read_past_n));
     register_case(file, line, subject + " on a stream of its own", each(check_own_stream));
-    std::vector<std::string> rejected{"bad block sizes", t.naming_ ? "null or misaligned pointers" : "null pointers"};
+    std::vector<std::string> rejected{"bad block sizes", t.naming_ ? "null and misaligned pointers" : "null pointers"};
     if (t.rejects_also_) rejected.push_back(t.rejects_what_);
     register_case(file, line,
                   subject + (plural ? " reject " : " rejects ") + listed(rejected) +
-                      (t.naming_ ? ", each named in the message" : ""),
+                      (t.naming_ ? ", naming what is wrong" : ""),
                   [t] {
                       REQUIRE_GPU();
                       for (const Reduction& r : t.reductions()) {
