@@ -293,74 +293,6 @@ void check_rejects_naming(const std::string& task, const Launcher& l)
 }
 
 // ---- the declared battery ---------------------------------------------------------------------------------------
-ReductionTask::ReductionTask(std::string task, std::string label, std::vector<std::string> ops)
-    : task_(std::move(task)), label_(std::move(label)), ops_(std::move(ops))
-{
-}
-
-ReductionTask& ReductionTask::in_place()
-{
-    in_place_ = true;
-    return *this;
-}
-ReductionTask& ReductionTask::param(const std::string& key, long long value)
-{
-    params_.emplace_back(key, value);
-    return *this;
-}
-ReductionTask& ReductionTask::workspace_per_case()
-{
-    workspace_per_case_ = true;
-    return *this;
-}
-ReductionTask& ReductionTask::depends_on(std::vector<Dependency> depends)
-{
-    depends_ = std::move(depends);
-    return *this;
-}
-ReductionTask& ReductionTask::full_int_range()
-{
-    full_int_range_ = true;
-    return *this;
-}
-ReductionTask& ReductionTask::values_at(int value)
-{
-    value_ = value;
-    return *this;
-}
-ReductionTask& ReductionTask::naming_rejects()
-{
-    naming_ = true;
-    return *this;
-}
-ReductionTask& ReductionTask::rejects_also(std::string what, std::function<void(const Reduction&)> check)
-{
-    rejects_what_ = std::move(what);
-    rejects_also_ = std::move(check);
-    return *this;
-}
-ReductionTask& ReductionTask::also(std::string name, std::function<void(const std::string&)> check)
-{
-    also_.emplace_back(std::move(name), std::move(check));
-    return *this;
-}
-ReductionTask& ReductionTask::race_free()
-{
-    race_ = true;
-    return *this;
-}
-ReductionTask& ReductionTask::large(std::size_t n, std::size_t period, std::vector<int> blocks,
-                                    std::vector<std::size_t> firsts, std::size_t extra_bytes, std::size_t margin)
-{
-    large_n_ = n;
-    period_ = period;
-    large_blocks_ = std::move(blocks);
-    firsts_ = std::move(firsts);
-    extra_bytes_ = extra_bytes;
-    margin_ = margin;
-    return *this;
-}
-
 std::vector<Reduction> ReductionTask::reductions() const
 {
     Params params = params_;
@@ -426,7 +358,8 @@ int ReductionTask::registered(const char* file, int line) const
                       REQUIRE_GPU();
                       for (const Reduction& r : t.reductions()) {
                           check_rejects_bad_arguments(r);
-                          if (t.naming_) check_rejects_naming(t.task_, {r.op, r.op, sizeof(int), sizeof(long long), r.params});
+                          if (t.naming_)
+                              check_rejects_naming(t.task_, {r.op, r.op, sizeof(int), sizeof(long long), r.params});
                       }
                       if (t.rejects_also_)
                           for (const Reduction& r : t.reductions()) t.rejects_also_(r);

@@ -124,21 +124,43 @@ void check_rejects_naming(const std::string& task, const Launcher& l);
 class ReductionTask {
 public:
     using Params = std::vector<std::pair<std::string, long long>>;
-    ReductionTask(std::string task, std::string label, std::vector<std::string> ops);
+    ReductionTask(std::string task, std::string label, std::vector<std::string> ops)
+        : task_(std::move(task)), label_(std::move(label)), ops_(std::move(ops)) {}
 
-    ReductionTask& in_place();                          // the kernels overwrite their input (02, 03.1)
-    ReductionTask& param(const std::string& key, long long value);  // sent with every call
-    ReductionTask& workspace_per_case();                // new_workspace() in every case, for all its calls
-    ReductionTask& depends_on(std::vector<Dependency> depends);
-    ReductionTask& full_int_range();
-    ReductionTask& values_at(int value);                // check_extreme_values (default 2^21 - 1)
-    ReductionTask& naming_rejects();                    // check_rejects_naming after the harness's rejections
-    ReductionTask& rejects_also(std::string what, std::function<void(const Reduction&)> check);
-    ReductionTask& also(std::string name, std::function<void(const std::string& task)> check);
-    ReductionTask& race_free();
+    // The kernels overwrite their input (02, 03.1); any other must leave it unchanged.
+    ReductionTask& in_place() { in_place_ = true; return *this; }
+    // Sent with every call.
+    ReductionTask& param(const std::string& key, long long value) { params_.emplace_back(key, value); return *this; }
+    // new_workspace() in every case, shared by all its calls (a kernel that does not reset it fails).
+    ReductionTask& workspace_per_case() { workspace_per_case_ = true; return *this; }
+    ReductionTask& depends_on(std::vector<Dependency> depends) { depends_ = std::move(depends); return *this; }
+    ReductionTask& full_int_range() { full_int_range_ = true; return *this; }
+    ReductionTask& values_at(int value) { value_ = value; return *this; }  // check_extreme_values
+    ReductionTask& naming_rejects() { naming_ = true; return *this; }      // check_rejects_naming too
+    // After the bad arguments of each reduction: `check`, named `what` in the case's name.
+    ReductionTask& rejects_also(std::string what, std::function<void(const Reduction&)> check)
+    {
+        rejects_what_ = std::move(what);
+        rejects_also_ = std::move(check);
+        return *this;
+    }
+    // A case "<task> <name>" of its own after the bad arguments: check(task).
+    ReductionTask& also(std::string name, std::function<void(const std::string& task)> check)
+    {
+        also_.emplace_back(std::move(name), std::move(check));
+        return *this;
+    }
+    ReductionTask& race_free() { race_ = true; return *this; }
+    // check_large at n with this period, these blocks and starts; extra_bytes and margin: what it needs besides
+    // its input.
     ReductionTask& large(std::size_t n, std::size_t period, std::vector<int> blocks,
                          std::vector<std::size_t> firsts = {0}, std::size_t extra_bytes = 0,
-                         std::size_t margin = std::size_t{512} << 20);
+                         std::size_t margin = std::size_t{512} << 20)
+    {
+        large_n_ = n, period_ = period, large_blocks_ = std::move(blocks), firsts_ = std::move(firsts);
+        extra_bytes_ = extra_bytes, margin_ = margin;
+        return *this;
+    }
 
     const std::string& task() const { return task_; }
     const std::vector<Dependency>& depends() const { return depends_; }
