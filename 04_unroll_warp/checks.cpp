@@ -9,8 +9,9 @@
 // (unroll_warp.hpp: the function alone inside given code) and, if it fails, fails with "TODO(04.3): depends
 // on TODO(04.2) (last_warp_sum), which fails: ..." instead of blaming the later task.
 // Per task also: values at +-INT_MAX, no read past n, a stream of its own, bad arguments, racecheck and
-// synccheck on small sizes (04.1 - 04.3) and a large case past 2^31 elements ("TODO(04.k) large"). 04.6 adds
-// floats, bytes, two launches at once on two streams and the lesson (Nsight Compute: DRAM throughput).
+// synccheck on small sizes (04.1 - 04.3) and a large case past 2^31 elements ("TODO(04.k) large"): the battery
+// of course/reduction_checks.hpp, declared once per task below. 04.6 adds floats, bytes, two launches at once
+// on two streams and the lesson (Nsight Compute: DRAM throughput).
 //
 // The checks link none of your code: every call goes to the chapter's runner (unroll_warp_runner.cpp), a
 // program of its own, and only what comes back is judged, here (course/reduction_checks.hpp).
