@@ -21,27 +21,13 @@
 #include <vector>
 
 using course::testing::Reduction;
-using course::testing::check_standard_sizes;
-using course::testing::check_extreme_values;
-using course::testing::check_nothing_read_past_n;
-using course::testing::check_own_stream;
-using course::testing::check_rejects_bad_arguments;
-using course::testing::check_race_free;
 using course::testing::call;
 
 namespace {
 
-// Both kernels work in place, on a workspace of max_n = n that the runner keeps, its block sums poisoned
-// before every call (a block sum that is never written reads as garbage).
-constexpr long long poison = 0xA5;
-const Reduction neighbored{"TODO(02.1)", "reduce_neighbored", true, {{"poison_block_sums", poison}}};
-const Reduction less{"TODO(02.2)", "reduce_neighbored_less", true, {{"poison_block_sums", poison}}};
-
-// Bad block sizes and null pointers (the harness), then an n past the workspace's max_n.
-void check_rejects(const Reduction& r)
+// Bad block sizes and null pointers are the battery's; here an n past the workspace's max_n.
+void check_rejects_past_workspace(const Reduction& r)
 {
-    REQUIRE_GPU();
-    course::testing::check_rejects_bad_arguments(r);
     const course::testing::IntData data(std::vector<int>(1000, 1));
     for (long long max_n : {0, 999}) {
         course::checker::Call c = course::testing::reduction_call(r, data, 0, 1000, 256);
@@ -76,57 +62,26 @@ std::size_t workspace_bytes(std::size_t max_n)
     return needed * sizeof(long long);
 }
 
-void check_large(const Reduction& r)
+// Both kernels work in place, on a workspace of max_n = n that the runner keeps, its block sums poisoned
+// before every call (a block sum that is never written reads as garbage). Each task gets the battery of
+// course/reduction_checks.hpp (the standard sizes, +-(2^21 - 1), nothing read past n, its own stream, bad
+// arguments, racecheck and synccheck, past 2^32 elements) and the check of block_sums_needed.
+course::testing::ReductionTask neighbored_task(const char* task, const char* op)
 {
-    REQUIRE_GPU_MEMORY(large_n * sizeof(int) + workspace_bytes(large_n) + (std::size_t{256} << 20));
-    course::testing::check_large(r, large_n, 1000003, {32, 1024});
+    return course::testing::ReductionTask(task, op, {op})
+        .in_place()
+        .param("poison_block_sums", 0xA5)
+        .values_at(max_exact_abs_value)
+        .rejects_also("n past the workspace", check_rejects_past_workspace)
+        .also("NeighboredWorkspace::block_sums_needed rejects bad block sizes", check_block_sums_needed_rejects)
+        .race_free()
+        .large(large_n, 1000003, {32, 1024}, {0}, workspace_bytes(large_n), std::size_t{256} << 20);
 }
+const course::testing::ReductionTask neighbored = neighbored_task("TODO(02.1)", "reduce_neighbored");
+const course::testing::ReductionTask less = neighbored_task("TODO(02.2)", "reduce_neighbored_less");
+COURSE_REDUCTION_TASKS(neighbored, less);
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------------- 02.1
-TEST_CASE("TODO(02.1) reduce_neighbored: 1..8, standard sizes x every block, negative values")
-{
-    check_standard_sizes(neighbored);
-}
-TEST_CASE("TODO(02.1) reduce_neighbored: values at +-(2^21 - 1), 64-bit total")
-{
-    check_extreme_values(neighbored, max_exact_abs_value);
-}
-TEST_CASE("TODO(02.1) reduce_neighbored reads nothing at or past n") { check_nothing_read_past_n(neighbored); }
-TEST_CASE("TODO(02.1) reduce_neighbored on a stream of its own") { check_own_stream(neighbored); }
-TEST_CASE("TODO(02.1) reduce_neighbored rejects bad block sizes, null pointers and n past the workspace")
-{
-    check_rejects(neighbored);
-}
-TEST_CASE("TODO(02.1) NeighboredWorkspace::block_sums_needed rejects bad block sizes")
-{
-    check_block_sums_needed_rejects(neighbored.task);
-}
-TEST_CASE("TODO(02.1) racecheck and synccheck") { check_race_free(neighbored); }
-TEST_CASE("TODO(02.1) large: reduce_neighbored past 2^32 elements") { check_large(neighbored); }
-
-// ---------------------------------------------------------------------------------------------------- 02.2
-TEST_CASE("TODO(02.2) reduce_neighbored_less: 1..8, standard sizes x every block, negative values")
-{
-    check_standard_sizes(less);
-}
-TEST_CASE("TODO(02.2) reduce_neighbored_less: values at +-(2^21 - 1), 64-bit total")
-{
-    check_extreme_values(less, max_exact_abs_value);
-}
-TEST_CASE("TODO(02.2) reduce_neighbored_less reads nothing at or past n") { check_nothing_read_past_n(less); }
-TEST_CASE("TODO(02.2) reduce_neighbored_less on a stream of its own") { check_own_stream(less); }
-TEST_CASE("TODO(02.2) reduce_neighbored_less rejects bad block sizes, null pointers and n past the workspace")
-{
-    check_rejects(less);
-}
-TEST_CASE("TODO(02.2) NeighboredWorkspace::block_sums_needed rejects bad block sizes")
-{
-    check_block_sums_needed_rejects(less.task);
-}
-TEST_CASE("TODO(02.2) racecheck and synccheck") { check_race_free(less); }
-TEST_CASE("TODO(02.2) large: reduce_neighbored_less past 2^32 elements") { check_large(less); }
 
 // The lesson of 02.2, measured on one launcher call (n = 2^20, block 256: its passes over the ints and over
 // the block sums): in reduce_neighbored every warp has busy and idle lanes at the first five levels (a
@@ -139,8 +94,8 @@ TEST_CASE("TODO(02.2) lesson: reduce_neighbored_less has far fewer divergent bra
     const std::string metric = "smsp__sass_branch_targets_threads_divergent.sum";
     const auto profile = course::testing::ncu_profile(
         {"reduce_neighbored_kernel", "reduce_neighbored_less_kernel"}, {metric}, [] {
-            check_lesson_subject(neighbored);
-            check_lesson_subject(less);
+            check_lesson_subject(neighbored.reductions().front());
+            check_lesson_subject(less.reductions().front());
         });
     if (!profile) return;
     const double by_neighbored = profile->at("reduce_neighbored_kernel").at(metric);

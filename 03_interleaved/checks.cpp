@@ -20,29 +20,30 @@
 #include <string>
 
 using course::testing::Reduction;
-using course::testing::check_standard_sizes;
-using course::testing::check_extreme_values;
-using course::testing::check_nothing_read_past_n;
-using course::testing::check_own_stream;
-using course::testing::check_rejects_bad_arguments;
-using course::testing::check_race_free;
+using course::testing::ReductionTask;
 
 namespace {
 
-// The chapter's reductions as data. reduce_interleaved works in place; the shared-memory kernels must leave
-// their input untouched.
-const Reduction interleaved{"TODO(03.1)", "reduce_interleaved", true};
-const Reduction modulo{"TODO(03.2)", "reduce_shared_modulo"};
-const Reduction strided{"TODO(03.3)", "reduce_shared_strided"};
-const Reduction sequential{"TODO(03.4)", "reduce_shared_sequential"};
-
-// 2^32 + 2^20 + 3 ints (17.2 GB): an int index goes negative past 2^31 elements, an unsigned one wraps past
-// 2^32. The data repeats a random tile of odd length (1000003), written on the runner's side before every call.
-void check_large(const Reduction& r)
+// The chapter's reductions, each with the battery of course/reduction_checks.hpp: the standard sizes, values
+// at +-(2^21 - 1), nothing read past n, its own stream, bad arguments, racecheck and synccheck, and past 2^32
+// elements: 2^32 + 2^20 + 3 ints (17.2 GB; an int index goes negative past 2^31 elements, an unsigned one
+// wraps past 2^32), a random tile of odd length (1000003) repeated, written on the runner's side before every
+// call. reduce_interleaved works in place; the shared-memory kernels must leave their input untouched.
+ReductionTask interleaved_task(const char* task, const char* op)
 {
-    REQUIRE_GPU();
-    course::testing::check_large(r, (std::size_t{1} << 32) + (std::size_t{1} << 20) + 3, 1000003, {32, 1024});
+    return ReductionTask(task, op, {op})
+        .values_at(max_exact_abs_value)
+        .race_free()
+        .large((std::size_t{1} << 32) + (std::size_t{1} << 20) + 3, 1000003, {32, 1024});
 }
+const ReductionTask interleaved = interleaved_task("TODO(03.1)", "reduce_interleaved").in_place();
+const ReductionTask modulo_task = interleaved_task("TODO(03.2)", "reduce_shared_modulo");
+const ReductionTask strided_task = interleaved_task("TODO(03.3)", "reduce_shared_strided");
+const ReductionTask sequential_task = interleaved_task("TODO(03.4)", "reduce_shared_sequential");
+COURSE_REDUCTION_TASKS(interleaved, modulo_task, strided_task, sequential_task);
+const Reduction modulo = modulo_task.reductions().front();
+const Reduction strided = strided_task.reductions().front();
+const Reduction sequential = sequential_task.reductions().front();
 
 // ---- lessons: one launch on 2^20 elements, block 256, profiled by Nsight Compute ---------------------------
 constexpr std::size_t lesson_n = std::size_t{1} << 20;
@@ -88,42 +89,7 @@ double strided_conflicts_per_block(int block)
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------------- 03.1
-TEST_CASE("TODO(03.1) reduce_interleaved: 1..8, standard sizes x every block, negative values")
-{
-    check_standard_sizes(interleaved);
-}
-TEST_CASE("TODO(03.1) reduce_interleaved: values at +-(2^21 - 1), 64-bit total")
-{
-    check_extreme_values(interleaved, max_exact_abs_value);
-}
-TEST_CASE("TODO(03.1) reduce_interleaved reads nothing at or past n") { check_nothing_read_past_n(interleaved); }
-TEST_CASE("TODO(03.1) reduce_interleaved on a stream of its own") { check_own_stream(interleaved); }
-TEST_CASE("TODO(03.1) reduce_interleaved rejects bad block sizes and null pointers")
-{
-    check_rejects_bad_arguments(interleaved);
-}
-TEST_CASE("TODO(03.1) racecheck and synccheck") { check_race_free(interleaved); }
-TEST_CASE("TODO(03.1) large: reduce_interleaved past 2^32 elements") { check_large(interleaved); }
-
-// ---------------------------------------------------------------------------------------------------- 03.2
-TEST_CASE("TODO(03.2) reduce_shared_modulo: 1..8, standard sizes x every block, input untouched")
-{
-    check_standard_sizes(modulo);
-}
-TEST_CASE("TODO(03.2) reduce_shared_modulo: values at +-(2^21 - 1), 64-bit total")
-{
-    check_extreme_values(modulo, max_exact_abs_value);
-}
-TEST_CASE("TODO(03.2) reduce_shared_modulo reads nothing at or past n") { check_nothing_read_past_n(modulo); }
-TEST_CASE("TODO(03.2) reduce_shared_modulo on a stream of its own") { check_own_stream(modulo); }
-TEST_CASE("TODO(03.2) reduce_shared_modulo rejects bad block sizes and null pointers")
-{
-    check_rejects_bad_arguments(modulo);
-}
-TEST_CASE("TODO(03.2) racecheck and synccheck") { check_race_free(modulo); }
-TEST_CASE("TODO(03.2) large: reduce_shared_modulo past 2^32 elements") { check_large(modulo); }
-
+// ---------------------------------------------------------------------------------------------- 03.2 lesson
 // The lesson of 03.2, measured. The compiler turns each level's short `if` into predicated instructions (no
 // branch), so every warp steps through every level in all three shared-memory kernels, whatever its lanes do;
 // what reduce0 pays for is `tid % (2*s)`: a divisor known only at run time makes it an integer division, some
@@ -150,24 +116,7 @@ TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra i
                   "picked with tid % (2*s) == 0?");
 }
 
-// ---------------------------------------------------------------------------------------------------- 03.3
-TEST_CASE("TODO(03.3) reduce_shared_strided: 1..8, standard sizes x every block, input untouched")
-{
-    check_standard_sizes(strided);
-}
-TEST_CASE("TODO(03.3) reduce_shared_strided: values at +-(2^21 - 1), 64-bit total")
-{
-    check_extreme_values(strided, max_exact_abs_value);
-}
-TEST_CASE("TODO(03.3) reduce_shared_strided reads nothing at or past n") { check_nothing_read_past_n(strided); }
-TEST_CASE("TODO(03.3) reduce_shared_strided on a stream of its own") { check_own_stream(strided); }
-TEST_CASE("TODO(03.3) reduce_shared_strided rejects bad block sizes and null pointers")
-{
-    check_rejects_bad_arguments(strided);
-}
-TEST_CASE("TODO(03.3) racecheck and synccheck") { check_race_free(strided); }
-TEST_CASE("TODO(03.3) large: reduce_shared_strided past 2^32 elements") { check_large(strided); }
-
+// ---------------------------------------------------------------------------------------------- 03.3 lesson
 // The lesson of 03.3, measured: strided addressing has the bank conflicts the README's table counts. Nsight
 // Compute matched that model to within a few per cent (H200, 2^24 ints, blocks of 256); at least half of it
 // must be there.
@@ -183,24 +132,7 @@ TEST_CASE("TODO(03.3) lesson: reduce_shared_strided has the bank conflicts of st
                   "strided addressing of Harris's reduce1?");
 }
 
-// ---------------------------------------------------------------------------------------------------- 03.4
-TEST_CASE("TODO(03.4) reduce_shared_sequential: 1..8, standard sizes x every block, input untouched")
-{
-    check_standard_sizes(sequential);
-}
-TEST_CASE("TODO(03.4) reduce_shared_sequential: values at +-(2^21 - 1), 64-bit total")
-{
-    check_extreme_values(sequential, max_exact_abs_value);
-}
-TEST_CASE("TODO(03.4) reduce_shared_sequential reads nothing at or past n") { check_nothing_read_past_n(sequential); }
-TEST_CASE("TODO(03.4) reduce_shared_sequential on a stream of its own") { check_own_stream(sequential); }
-TEST_CASE("TODO(03.4) reduce_shared_sequential rejects bad block sizes and null pointers")
-{
-    check_rejects_bad_arguments(sequential);
-}
-TEST_CASE("TODO(03.4) racecheck and synccheck") { check_race_free(sequential); }
-TEST_CASE("TODO(03.4) large: reduce_shared_sequential past 2^32 elements") { check_large(sequential); }
-
+// ---------------------------------------------------------------------------------------------- 03.4 lesson
 // The lesson of 03.4, measured: sequential addressing has under 1/20 of the strided kernel's bank conflicts
 // (measured 114x fewer shared-load conflicts on an H200). The strided count is the README's model of Task
 // 03.3's addressing (what Nsight Compute measures for it, within a few per cent), so that this check does not

@@ -9,8 +9,9 @@
 // (unroll_warp.hpp: the function alone inside given code) and, if it fails, fails with "TODO(04.3): depends
 // on TODO(04.2) (last_warp_sum), which fails: ..." instead of blaming the later task.
 // Per task also: values at +-INT_MAX, no read past n, a stream of its own, bad arguments, racecheck and
-// synccheck on small sizes (04.1 - 04.3) and a large case past 2^31 elements ("TODO(04.k) large"). 04.6 adds
-// floats, bytes, two launches at once on two streams and the lesson (Nsight Compute: DRAM throughput).
+// synccheck on small sizes (04.1 - 04.3) and a large case past 2^31 elements ("TODO(04.k) large"): the battery
+// of course/reduction_checks.hpp, declared once per task below. 04.6 adds floats, bytes, two launches at once
+// on two streams and the lesson (Nsight Compute: DRAM throughput).
 //
 // The checks link none of your code: every call goes to the chapter's runner (unroll_warp_runner.cpp), a
 // program of its own, and only what comes back is judged, here (course/reduction_checks.hpp).
@@ -39,71 +40,22 @@
 using course::checker::Call;
 using course::checker::Input;
 using course::checker::Result;
+using course::testing::Dependency;
 using course::testing::IntData;
-using course::testing::Reduction;
+using course::testing::Launcher;
+using course::testing::ReductionTask;
 using course::testing::call;
+using course::testing::largest_standard_size;
+using course::testing::new_workspace;
 
 namespace {
 
-constexpr unsigned char poison = 0xA5;  // a total that is never written reads as garbage
-
-std::string todo(const std::string& task) { return "TODO(" + task + ")"; }
-
-// ---- the chapter's kernels as data ----------------------------------------------------------------------
-
-// The int launchers of the progression, by task (the runner's operations of the same names).
-const std::pair<const char*, const char*> int_launchers[] = {
-    {"04.1", "reduce_unrolling2"},
-    {"04.1", "reduce_unrolling4"},
-    {"04.1", "reduce_unrolling8"},
-    {"04.2", "reduce_unroll_warp_syncwarp"},
-    {"04.3", "reduce_complete_unroll"},
-    {"04.4", "reduce_grid_stride"},
-    {"04.5", "reduce_shfl"},
-    {"04.5", "reduce_cg"},
-    {"04.5", "reduce_redux"},
-    {"04.6", "reduce_vectorized"},
-};
+constexpr unsigned char poison = course::testing::total_poison;
 
 // The 04.6 launchers keep their state in an UnrollWarpWorkspace, which the runner keeps, one per value of the
-// parameter "workspace": every case takes a new one and shares it between all its launches, so a kernel that
-// does not reset it fails from the second launch on.
-std::pair<std::string, long long> new_workspace()
-{
-    static long long cases = 0;
-    return {"workspace", ++cases};
-}
-
-// The task's int reductions (for 04.6 with a new workspace).
-std::vector<Reduction> reductions_of(const std::string& task)
-{
-    std::vector<Reduction> found;
-    for (const auto& [t, op] : int_launchers)
-        if (task == t) found.push_back({todo(task), op, false, {}});
-    if (task == "04.6") found.front().params = {new_workspace()};
-    return found;
-}
-
-// Any launcher: the runner's operation, its name in messages, the bytes of an input element and of the total,
-// and the parameters of its calls.
-struct Launcher {
-    std::string op;
-    std::string name;
-    std::size_t in_elem = sizeof(int);
-    std::size_t total_elem = sizeof(long long);
-    std::vector<std::pair<std::string, long long>> params;
-
-    Call call(std::size_t n, int block) const
-    {
-        Call c(op, n, block);
-        for (const auto& [key, value] : params) c.param(key, value);
-        return c;
-    }
-};
-
-Launcher launcher(const Reduction& r) { return {r.op, r.op, sizeof(int), sizeof(long long), r.params}; }
-
-// The other 04.6 launchers (reduce_vectorized_float in its two overloads: the runner picks by accumulator_bits).
+// parameter "workspace" (course::testing::new_workspace): every case takes a new one and shares it between all
+// its launches, so a kernel that does not reset it fails from the second launch on. The other 04.6 launchers
+// (reduce_vectorized_float in its two overloads: the runner picks by accumulator_bits):
 Launcher vectorized_bytes(const std::pair<std::string, long long>& workspace)
 {
     return {"reduce_vectorized_bytes", "reduce_vectorized_bytes", 1, sizeof(long long), {workspace}};
@@ -120,15 +72,6 @@ Launcher vectorized_float_float(const std::pair<std::string, long long>& workspa
 }
 
 // ---- sizes -----------------------------------------------------------------------------------------------
-
-std::size_t largest_standard_size()
-{
-    std::size_t largest = 0;
-    for (int block : course::testing::power_of_two_blocks())
-        for (std::size_t n : course::testing::standard_sizes(block)) largest = std::max(largest, n);
-    return largest;
-}
-
 // The standard sizes plus sizes around multiples of 4 (ints, floats) and 16 (bytes): the vector body, the
 // scalar head and the scalar tail each get empty, partial and full cases.
 std::vector<std::size_t> vector_sizes(int block, std::initializer_list<std::size_t> more = {})
@@ -149,196 +92,70 @@ std::string at_first(std::size_t first)
     return first == 0 ? std::string() : " starting " + std::to_string(first) + " element(s) past a 16-byte boundary";
 }
 
-// ---- no cascades: the earlier tasks' functions a task's kernel calls, each checked alone first -------------
+// ---- the chapter's int reductions, by task: each gets the battery of course/reduction_checks.hpp ----------
+// No cascades: the earlier tasks' device functions a task's kernels call, each checked alone first through its
+// probe (unroll_warp.hpp: the function alone inside given code); a large case first checks those that index the
+// input past 2^31 elements, and 04.3's race case first runs 04.2's last_warp_sum under the tools (a race there
+// is reported as 04.2's, before 04.3's own check, which then sees the same race).
+const Dependency unrolled{"TODO(04.1)", "thread_sum_unrolled", "reduce_unrolling8", true};
+const Dependency last_warp{"TODO(04.2)", "last_warp_sum", "probe_last_warp_sum", false, true};
+const Dependency tree{"TODO(04.3)", "tree_sum_complete_unroll", "probe_tree_sum_complete_unroll", false};
+const Dependency grid_stride{"TODO(04.4)", "thread_sum_grid_stride", "probe_thread_sum_grid_stride", true};
+const Dependency shfl{"TODO(04.5)", "ShflWarpSum", "probe_shfl_warp_sum", false};
 
-struct Dependency {
-    const char* task;      // the earlier task
-    const char* function;  // its device function that the later kernel calls
-    const char* probe;     // the runner's operation that runs it alone (unroll_warp.hpp)
-    bool loads;            // it indexes the input: the large cases check it past 2^31 elements first
-};
-
-const Dependency unrolled{"04.1", "thread_sum_unrolled", "reduce_unrolling8", true};
-const Dependency last_warp{"04.2", "last_warp_sum", "probe_last_warp_sum", false};
-const Dependency tree{"04.3", "tree_sum_complete_unroll", "probe_tree_sum_complete_unroll", false};
-const Dependency grid_stride{"04.4", "thread_sum_grid_stride", "probe_thread_sum_grid_stride", true};
-const Dependency shfl{"04.5", "ShflWarpSum", "probe_shfl_warp_sum", false};
-
-const std::map<std::string, std::vector<Dependency>> dependencies = {
-    {"04.2", {unrolled}},             // thread_sum_unrolled<8>, then the 04.2 tree
-    {"04.3", {unrolled, last_warp}},  // thread_sum_unrolled<8>, the 04.3 tree -> last_warp_sum
-    {"04.4", {last_warp, tree}},      // the 04.4 loads, then the 04.3 tree
-    {"04.5", {grid_stride}},          // the 04.4 loads, then the 04.5 warp sums
-    {"04.6", {shfl}},                 // block_sum<ShflWarpSum>
-};
-
-std::vector<Dependency> dependencies_of(const std::string& task)
-{
-    const auto found = dependencies.find(task);
-    return found == dependencies.end() ? std::vector<Dependency>{} : found->second;
-}
-
-// "" when a probe's call returned `expected` as its total (buffer 1), else what it did instead.
-std::string probe_wrong(const Result& got, long long expected)
-{
-    if (!got.ok()) return got.what();
-    const long long total = got.element<long long>(1);
-    return total == expected ? "" : "returned " + std::to_string(total) + ", expected " + std::to_string(expected);
-}
-
-// "" when the probe sums right on a few sizes and blocks, else the first wrong result.
-std::string probe_failure(const Dependency& d)
-{
-    static std::map<std::string, std::string> verdicts;  // each probe runs once per program
-    if (const auto known = verdicts.find(d.probe); known != verdicts.end()) return known->second;
-    const IntData data(course::random_ints(70001, course::testing::seed(7)));
-    const Reduction probe{todo(d.task), d.probe};
-    for (int block : {32, 64, 256, 1024})
-        for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70001}}) {
-            const Result got = course::checker::run(course::testing::reduction_call(probe, data, 0, n, block));
-            if (const std::string wrong = probe_wrong(got, data.sum(0, n)); !wrong.empty())
-                return verdicts[d.probe] = call(d.probe, n, block) + " " + wrong;
-        }
-    return verdicts[d.probe] = "";
-}
-
-void fail_dependency(const std::string& task, const Dependency& d, const std::string& how)
-{
-    VERIFY(false, todo(task) << ": depends on " << todo(d.task) << " (" << std::string(d.function) << "), which fails"
-                             << how << ". Fix " << todo(d.task) << " first.");
-}
-
-// True when every earlier function `task` uses works; otherwise fails the case, naming the earlier task.
-bool dependencies_pass(const std::string& task)
-{
-    for (const Dependency& d : dependencies_of(task))
-        if (const std::string wrong = probe_failure(d); !wrong.empty()) {
-            fail_dependency(task, d, ": " + wrong);
-            return false;
-        }
-    return true;
-}
-
-// ---- the checks of every int kernel -----------------------------------------------------------------------
-
-// The README's 1..8, the standard sizes, and ints over the whole int range, whose sums need 64 bits inside
-// every block as well as in the total.
-void check_sums(const std::string& task)
-{
-    REQUIRE_GPU();
-    if (!dependencies_pass(task)) return;
-    for (const Reduction& r : reductions_of(task)) {
-        course::testing::check_standard_sizes(r);
-        course::testing::check_full_int_range(r);
-    }
-}
-
-// Every element +-INT_MAX (the sums are 64-bit from the first addition on), nothing read at or past n, and
-// the launch on a non-blocking stream of the runner's.
-void check_edges(const std::string& task)
-{
-    REQUIRE_GPU();
-    if (!dependencies_pass(task)) return;
-    for (const Reduction& r : reductions_of(task)) {
-        course::testing::check_extreme_values(r, INT_MAX);
-        course::testing::check_nothing_read_past_n(r);
-        course::testing::check_own_stream(r);
-    }
-}
-
-// Validation happens before anything runs; the message must name what is wrong. Bad block sizes (n = 0, a
-// null d_in, which n = 0 allows), a null d_total, a null d_in with n = 1 and (wider than bytes) a d_in that is
-// not aligned to its element. The total is a real, poisoned buffer.
-void check_rejects(const std::string& task, const Launcher& l)
-{
-    const auto rejected = [&](const std::string& what, Call c, const std::string& named) {
-        const Result got = course::checker::run(c);
-        course::testing::check_rejected(todo(task), what, got);
-        if (got.rejected())
-            VERIFY(got.message.find(named) != std::string::npos,
-                   todo(task) << ": " << what << " threw \"" << got.message << "\", which does not name " << named);
-    };
-    for (int block : {-32, 0, 1, 16, 31, 33, 48, 96, 1000, 2048, 4096})
-        rejected(call(l.name, 0) + " with block " + std::to_string(block),
-                 l.call(0, block).null(l.in_elem).output(l.total_elem, 1, poison), "block");
-    rejected(l.name + " with a null d_total", l.call(0, 256).null(l.in_elem).null(l.total_elem), "d_total");
-    rejected(l.name + " with a null d_in and n = 1", l.call(1, 256).null(l.in_elem).output(l.total_elem, 1, poison),
-             "d_in");
-    if (l.in_elem > 1)
-        rejected(l.name + " with d_in at address 0x1001",
-                 l.call(1, 256).fake(l.in_elem, 0x1001).output(l.total_elem, 1, poison), "aligned");
-}
-
-// The task's int launchers (the harness's checks, then the messages), and `more` launchers.
-void check_int_rejects(const std::string& task, const std::vector<Launcher>& more = {})
-{
-    REQUIRE_GPU();
-    for (const Reduction& r : reductions_of(task)) {
-        course::testing::check_rejects_bad_arguments(r);
-        check_rejects(task, launcher(r));
-    }
-    for (const Launcher& l : more) check_rejects(task, l);
-}
-
-// ---- graded race checks (04.1 - 04.3) ---------------------------------------------------------------------
-
-// The task's kernels on small sizes (results verified), under racecheck, then synccheck. 04.3's tree ends
-// with 04.2's last_warp_sum, so its check first runs 04.2's probe under the tool: a race there is reported as
-// 04.2's, before 04.3's own check (which then sees the same race).
-void check_race_free(const std::string& task)
-{
-    REQUIRE_GPU();
-    if (!dependencies_pass(task)) return;
-    const std::vector<Reduction> reductions = reductions_of(task);
-    for (const char* tool : {"racecheck", "synccheck"}) {
-        if (task == "04.3") {
-            const Reduction probe{todo(last_warp.task), last_warp.probe};
-            course::testing::check_tool_clean(
-                todo(task) + ": depends on TODO(04.2) (last_warp_sum), which fails; TODO(04.2)", tool,
-                [&] { course::testing::check_small_sizes(probe); });
-        }
-        course::testing::check_tool_clean(todo(task), tool, [&] {
-            for (const Reduction& r : reductions) course::testing::check_small_sizes(r);
-        });
-    }
-}
-
-// ---- large: more than 2^31 elements -----------------------------------------------------------------------
-// 2^31 + 2^20 + 5 elements, made on the runner's side: one random period of 2^24 + 7 elements repeated (odd,
-// so an index that stops or wraps at 2^31 reads other values), whose sums have a closed form.
+// Large: 2^31 + 2^20 + 5 elements, made on the runner's side: one random period of 2^24 + 7 elements repeated
+// (odd, so an index that stops or wraps at 2^31 reads other values), whose sums have a closed form.
 constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 20) + 5;
 constexpr std::size_t large_period = (std::size_t{1} << 24) + 7;
 constexpr std::size_t large_margin = std::size_t{512} << 20;
 
-void check_large_ints(const std::string& task)
+// Every task: the standard sizes and ints over the whole int range (sums that need 64 bits inside every block
+// as well as in the total), +-INT_MAX, bad arguments whose messages name what is wrong, past 2^31 elements.
+ReductionTask int_task(const char* task, const char* label, std::vector<std::string> ops,
+                       std::vector<Dependency> depends)
 {
-    REQUIRE_GPU_MEMORY(large_n * sizeof(int) + large_margin);
-    if (!dependencies_pass(task)) return;
-    // The earlier tasks' loads this task's kernel uses, past 2^31 elements first (no cascades).
-    const std::vector<int> values = course::random_ints(large_period, course::testing::seed(9));
-    const Input period(values);
-    const long long expected = course::periodic_sum_reference(values.data(), large_period, large_n);
-    for (const Dependency& d : dependencies_of(task)) {
-        if (!d.loads) continue;
-        const Result got = course::checker::run(Call(d.probe, large_n, 256)
-                                                    .periodic(period, large_n)
-                                                    .output<long long>(1, poison)
-                                                    .timeout(std::chrono::seconds(300)));
-        if (const std::string wrong = probe_wrong(got, expected); !wrong.empty()) {
-            fail_dependency(task, d, " past 2^31 elements: " + call(d.probe, large_n, 256) + " " + wrong);
-            return;
-        }
-    }
-    for (const Reduction& r : reductions_of(task))
-        course::testing::check_large(r, large_n, large_period, {32, 256, 1024},
-                                     task == "04.6" ? std::vector<std::size_t>{0, 3} : std::vector<std::size_t>{0});
+    return ReductionTask(task, label, std::move(ops))
+        .depends_on(std::move(depends))
+        .full_int_range()
+        .values_at(INT_MAX)
+        .naming_rejects()
+        .large(large_n, large_period, {32, 256, 1024});
 }
+
+// The other 04.6 launchers' bad arguments (one workspace for the three).
+void check_other_vectorized_rejects(const course::testing::Reduction&)
+{
+    const auto workspace = new_workspace();
+    for (const Launcher& l :
+         {vectorized_float_double(workspace), vectorized_float_float(workspace), vectorized_bytes(workspace)})
+        course::testing::check_rejects_naming("TODO(04.6)", l);
+}
+
+const ReductionTask unrolling =
+    int_task("TODO(04.1)", "reduce_unrolling2/4/8", {"reduce_unrolling2", "reduce_unrolling4", "reduce_unrolling8"}, {})
+        .race_free();
+const ReductionTask syncwarp =  // thread_sum_unrolled<8>, then the 04.2 tree
+    int_task("TODO(04.2)", "reduce_unroll_warp_syncwarp", {"reduce_unroll_warp_syncwarp"}, {unrolled}).race_free();
+const ReductionTask complete =  // thread_sum_unrolled<8>, the 04.3 tree -> last_warp_sum (every template instance)
+    int_task("TODO(04.3)", "reduce_complete_unroll", {"reduce_complete_unroll"}, {unrolled, last_warp}).race_free();
+const ReductionTask grid = int_task("TODO(04.4)", "reduce_grid_stride", {"reduce_grid_stride"},
+                                    {last_warp, tree});  // the 04.4 loads, then the 04.3 tree
+const ReductionTask warp = int_task("TODO(04.5)", "reduce_shfl/cg/redux", {"reduce_shfl", "reduce_cg", "reduce_redux"},
+                                    {grid_stride});  // the 04.4 loads, then the 04.5 warp sums
+const ReductionTask vectorized =  // block_sum<ShflWarpSum>; starts 0 and 3 past 2^31 elements
+    int_task("TODO(04.6)", "reduce_vectorized", {"reduce_vectorized"}, {shfl})
+        .workspace_per_case()
+        .rejects_also("those of reduce_vectorized_float and _bytes", check_other_vectorized_rejects)
+        .large(large_n, large_period, {32, 256, 1024}, {0, 3});
+COURSE_REDUCTION_TASKS(unrolling, syncwarp, complete, grid, warp, vectorized);
+
+bool vectorized_dependencies_pass() { return course::testing::dependencies_pass("TODO(04.6)", vectorized.depends()); }
 
 // 2^31 + 2^20 + 5 bytes, aligned and 3 bytes past a 16-byte boundary.
 void check_large_bytes()
 {
     REQUIRE_GPU_MEMORY(large_n + large_margin);
-    if (!dependencies_pass("04.6")) return;
+    if (!vectorized_dependencies_pass()) return;
     const std::vector<std::uint8_t> values =
         course::random_bytes(large_period, course::testing::seed(10), course::ByteDistribution::uniform);
     const Input period(values);
@@ -448,7 +265,7 @@ void check_floats(const Launcher& l, const std::vector<float>& values, const std
 void check_two_streams()
 {
     REQUIRE_GPU();
-    if (!dependencies_pass("04.6")) return;
+    if (!vectorized_dependencies_pass()) return;
     const std::size_t largest = (std::size_t{1} << 24) + 3;
     const IntData a(course::random_ints(largest, course::testing::seed(11)));
     const IntData b(course::random_ints(largest, course::testing::seed(12)));
@@ -533,72 +350,15 @@ void check_occupancy()
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------------- 04.1
-TEST_CASE("TODO(04.1) reduce_unrolling2/4/8: 1..8, standard sizes x every block, negative values, full int range")
-{
-    check_sums("04.1");
-}
-TEST_CASE("TODO(04.1) reduce_unrolling2/4/8: +-INT_MAX, nothing read at or past n, a stream of its own") { check_edges("04.1"); }
-TEST_CASE("TODO(04.1) reduce_unrolling2/4/8 reject bad block sizes and pointers") { check_int_rejects("04.1"); }
-TEST_CASE("TODO(04.1) racecheck and synccheck") { check_race_free("04.1"); }
-TEST_CASE("TODO(04.1) large: reduce_unrolling2/4/8 of more than 2^31 ints") { check_large_ints("04.1"); }
-
-// ---------------------------------------------------------------------------------------------------- 04.2
-TEST_CASE("TODO(04.2) reduce_unroll_warp_syncwarp: 1..8, standard sizes x every block, negative values, full int range")
-{
-    check_sums("04.2");
-}
-TEST_CASE("TODO(04.2) reduce_unroll_warp_syncwarp: +-INT_MAX, nothing read at or past n, a stream of its own")
-{
-    check_edges("04.2");
-}
-TEST_CASE("TODO(04.2) reduce_unroll_warp_syncwarp rejects bad block sizes and pointers") { check_int_rejects("04.2"); }
-TEST_CASE("TODO(04.2) racecheck and synccheck") { check_race_free("04.2"); }
-TEST_CASE("TODO(04.2) large: reduce_unroll_warp_syncwarp of more than 2^31 ints") { check_large_ints("04.2"); }
-
-// ---------------------------------------------------------------------------------------------------- 04.3
-TEST_CASE("TODO(04.3) reduce_complete_unroll: 1..8, standard sizes x every block (every template instance)")
-{
-    check_sums("04.3");
-}
-TEST_CASE("TODO(04.3) reduce_complete_unroll: +-INT_MAX, nothing read at or past n, a stream of its own")
-{
-    check_edges("04.3");
-}
-TEST_CASE("TODO(04.3) reduce_complete_unroll rejects bad block sizes and pointers") { check_int_rejects("04.3"); }
-TEST_CASE("TODO(04.3) racecheck and synccheck") { check_race_free("04.3"); }
-TEST_CASE("TODO(04.3) large: reduce_complete_unroll of more than 2^31 ints") { check_large_ints("04.3"); }
-
-// ---------------------------------------------------------------------------------------------------- 04.4
-TEST_CASE("TODO(04.4) reduce_grid_stride: 1..8, standard sizes x every block, negative values, full int range")
-{
-    check_sums("04.4");
-}
-TEST_CASE("TODO(04.4) reduce_grid_stride: +-INT_MAX, nothing read at or past n, a stream of its own") { check_edges("04.4"); }
-TEST_CASE("TODO(04.4) reduce_grid_stride rejects bad block sizes and pointers") { check_int_rejects("04.4"); }
-TEST_CASE("TODO(04.4) large: reduce_grid_stride of more than 2^31 ints") { check_large_ints("04.4"); }
-
-// ---------------------------------------------------------------------------------------------------- 04.5
-TEST_CASE("TODO(04.5) reduce_shfl/cg/redux: 1..8, standard sizes x every block, negative values, full int range")
-{
-    check_sums("04.5");
-}
-TEST_CASE("TODO(04.5) reduce_shfl/cg/redux: +-INT_MAX, nothing read at or past n, a stream of its own") { check_edges("04.5"); }
-TEST_CASE("TODO(04.5) reduce_shfl/cg/redux reject bad block sizes and pointers") { check_int_rejects("04.5"); }
-TEST_CASE("TODO(04.5) large: reduce_shfl/cg/redux of more than 2^31 ints") { check_large_ints("04.5"); }
 
 // ---------------------------------------------------------------------------------------------------- 04.6
-TEST_CASE("TODO(04.6) reduce_vectorized: 1..8, standard sizes x every block, negative values, full int range")
-{
-    check_sums("04.6");
-}
-TEST_CASE("TODO(04.6) reduce_vectorized: +-INT_MAX, nothing read at or past n, a stream of its own") { check_edges("04.6"); }
 
 TEST_CASE("TODO(04.6) reduce_vectorized: standard sizes and multiples of 4 +-1 x every block x starts 0-3")
 {
     REQUIRE_GPU();
-    if (!dependencies_pass("04.6")) return;
-    const Launcher l = launcher(reductions_of("04.6").front());
+    if (!vectorized_dependencies_pass()) return;
+    const auto r = vectorized.reductions().front();  // on a new workspace
+    const Launcher l{r.op, r.op, sizeof(int), sizeof(long long), r.params};
     check_exact(l, course::random_ints(largest_standard_size() + 16, course::testing::seed(1)), int_firsts,
                 [](int block) { return vector_sizes(block); });
 }
@@ -606,7 +366,7 @@ TEST_CASE("TODO(04.6) reduce_vectorized: standard sizes and multiples of 4 +-1 x
 TEST_CASE("TODO(04.6) reduce_vectorized_bytes: standard sizes and multiples of 16 +-1 x every block x starts 0-15")
 {
     REQUIRE_GPU();
-    if (!dependencies_pass("04.6")) return;
+    if (!vectorized_dependencies_pass()) return;
     check_exact(vectorized_bytes(new_workspace()),
                 course::random_bytes(largest_standard_size() + 16 * 4, course::testing::seed(3),
                                      course::ByteDistribution::uniform),
@@ -616,7 +376,7 @@ TEST_CASE("TODO(04.6) reduce_vectorized_bytes: standard sizes and multiples of 1
 TEST_CASE("TODO(04.6) reduce_vectorized_float: random floats within 2 n 2^-53 sum|x| (double accumulation)")
 {
     REQUIRE_GPU();
-    if (!dependencies_pass("04.6")) return;
+    if (!vectorized_dependencies_pass()) return;
     const std::vector<float> values = course::random_floats(largest_standard_size() + 16, course::testing::seed(4));
     std::map<std::pair<std::size_t, std::size_t>, double> tolerances;
     check_floats<double>(vectorized_float_double(new_workspace()), values, "", [&](std::size_t first, std::size_t n) {
@@ -632,7 +392,7 @@ TEST_CASE("TODO(04.6) reduce_vectorized_float: random floats within 2 n 2^-53 su
 TEST_CASE("TODO(04.6) reduce_vectorized_float: integer-valued floats summed exactly (double and float accumulation)")
 {
     REQUIRE_GPU();
-    if (!dependencies_pass("04.6")) return;
+    if (!vectorized_dependencies_pass()) return;
     const auto ints = course::random_ints(largest_standard_size() + 16, course::testing::seed(5), -1, 1);
     const std::vector<float> values(ints.begin(), ints.end());
     // About 2/3 of the values are +-1: sum|x| is near 1.1e7 for the largest size, far below 2^24 = 1.7e7.
@@ -645,15 +405,8 @@ TEST_CASE("TODO(04.6) reduce_vectorized_float: integer-valued floats summed exac
 
 TEST_CASE("TODO(04.6) reduce_vectorized: two launches at once on two streams, one workspace each") { check_two_streams(); }
 
-TEST_CASE("TODO(04.6) reduce_vectorized, _float and _bytes reject bad block sizes and pointers")
-{
-    const auto workspace = new_workspace();
-    check_int_rejects("04.6", {vectorized_float_double(workspace), vectorized_float_float(workspace),
-                               vectorized_bytes(workspace)});
-}
 
 // Its own Meson test ('TODO(04.6) large', suite 'large'): 8.6 GB of ints, then 2.2 GB of bytes, on the GPU.
-TEST_CASE("TODO(04.6) large: reduce_vectorized of more than 2^31 ints, aligned and misaligned") { check_large_ints("04.6"); }
 TEST_CASE("TODO(04.6) large: reduce_vectorized_bytes of more than 2^31 bytes, aligned and misaligned")
 {
     check_large_bytes();
@@ -664,10 +417,10 @@ TEST_CASE("TODO(04.6) large: reduce_vectorized_bytes of more than 2^31 bytes, al
 TEST_CASE("TODO(04.6) lesson: reduce_vectorized keeps DRAM more than 70% busy at n = 2^26")
 {
     REQUIRE_GPU();
-    if (!dependencies_pass("04.6")) return;
+    if (!vectorized_dependencies_pass()) return;
     const std::size_t n = std::size_t{1} << 26;
     const IntData data(course::random_ints(n, course::testing::seed(13)));
-    const Reduction r = reductions_of("04.6").front();
+    const auto r = vectorized.reductions().front();
     const std::string metric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
     const auto profile = course::testing::ncu_profile({"reduce_vectorized_kernel"}, {metric},
                                                       [&] { course::testing::check_reduction(r, data, n, 256); });

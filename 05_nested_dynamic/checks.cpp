@@ -31,6 +31,12 @@ namespace {
 // compute-sanitizer says so itself: "CUDA Dynamic Parallelism is not supported by the selected tool", and
 // initcheck then reports the results written by child grids as uninitialized.
 constexpr const char* no_cdp_support = "this tool does not support CUDA Dynamic Parallelism";
+// Every case that runs device-side launches: a GPU, and no tool that refuses dynamic parallelism.
+#define REQUIRE_GPU_AND_CDP_TOOLS()                                                                           \
+    do {                                                                                                      \
+        REQUIRE_GPU();                                                                                        \
+        SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");                          \
+    } while (0)
 // The fault hook makes device-side launches invalid on purpose (2048 threads per block); memcheck reports
 // an 8-byte write past the device runtime's launch-parameter buffer of the rejected launch
 // (docs/05_nested_dynamic.md, "What the sanitizers cannot see").
@@ -217,15 +223,13 @@ bool variant_works(const Reduction& r, const IntData& data)
 // ---------------------------------------------------------------------------------------------------- 05.1
 TEST_CASE("TODO(05.1) nested_reduce: 1..8, sizes 0 to 2^24+7, negative values, 64-bit totals, input untouched, two streams")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     check_variant(nested, 5, false);
 }
 
 TEST_CASE("TODO(05.1) nested_reduce with the race windows widened: the barrier before the launch, tail launches")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     check_widened(nested);
 }
 
@@ -250,8 +254,7 @@ TEST_CASE("TODO(05.1) nested_reduce at n = 2^26: a million device-side launches,
 
 TEST_CASE("TODO(05.1) nested_reduce: bad arguments are rejected, n = 0 launches nothing")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     const IntData data(course::random_ints(1001, seed(11)));
     for (const Reduction* r : trees) {
         const WorkspaceOptions w = kept(1000);  // one workspace through the calls below, as a caller would use it
@@ -285,15 +288,13 @@ TEST_CASE("TODO(05.1) nested_reduce: bad arguments are rejected, n = 0 launches 
 // ---------------------------------------------------------------------------------------------------- 05.2
 TEST_CASE("TODO(05.2) nested_reduce_strided: 1..8, sizes 0 to 2^26, negative values, 64-bit totals, input untouched, two streams")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     check_variant(strided, 5, true);
 }
 
 TEST_CASE("TODO(05.2) nested_reduce_strided with the race windows widened: tail launches")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     check_widened(strided);
 }
 
@@ -324,8 +325,7 @@ TEST_CASE("TODO(05.2) large: nested_reduce_strided past 2^32 elements (64-bit in
 // ---------------------------------------------------------------------------------------------------- 05.3
 TEST_CASE("TODO(05.3) check_device_launch: every device-side launch is counted")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     const IntData data(course::random_ints(1000003 + guard, seed(53)));
     const WorkspaceOptions w = kept(1000003);
     for (const Reduction* r : trees) {
@@ -341,8 +341,7 @@ TEST_CASE("TODO(05.3) check_device_launch: every device-side launch is counted")
 
 TEST_CASE("TODO(05.3) check_device_launch: a failed device-side launch is an error, never a sum")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     SKIP_UNDER_SANITIZER(invalid_launch_report, "memcheck");
     const IntData data(course::random_ints(1000 + guard, seed(54)));
     for (const Reduction* r : trees) {
@@ -369,8 +368,7 @@ TEST_CASE("TODO(05.3) check_device_launch: a failed device-side launch is an err
 // ---------------------------------------------------------------------------------------------------- given
 TEST_CASE("given flat_reduce: sizes 0 to 2^26, negative values, 64-bit totals, on a stream")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     check_variant(flat, 6, true);
     const IntData data(course::random_ints(999983 + guard, seed(6)));
     Call c = reduction_call(flat, data, 999983);
@@ -381,8 +379,7 @@ TEST_CASE("given flat_reduce: sizes 0 to 2^26, negative values, 64-bit totals, o
 // launcher that raised the limit itself (cudaDeviceSetLimit) waited there for all of the GPU's work.
 TEST_CASE("given nested_reduce returns at once while a stream is held: the workspace reserved its launches")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     const std::size_t n = (std::size_t{1} << 24) + 7;  // 262,145 pending launches: far past the default 2048
     const IntData data(course::random_ints(n, seed(14)));
     Call c("nested_reduce_while_busy", n);
@@ -400,8 +397,7 @@ TEST_CASE("given nested_reduce returns at once while a stream is held: the works
 // pending-launch slots of nested_reduce_strided, which goes past 2^32 (TODO(05.2) large).
 TEST_CASE("given nested_reduce refuses more than nested_max_n ints, naming the pending launches it would need")
 {
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");
+    REQUIRE_GPU_AND_CDP_TOOLS();
     const std::size_t n = nested_max_n + 1;
     REQUIRE_GPU_MEMORY(n * 8 + (std::size_t{256} << 20));  // the input and the workspace's level buffer
     const std::vector<int> values = course::random_ints(1000, seed(15));

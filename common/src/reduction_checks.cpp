@@ -5,12 +5,20 @@
 #include "course/testing.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 
 namespace course::testing {
 namespace {
 
-constexpr unsigned char poison = 0xA5;  // a total that is never written reads as garbage
+constexpr unsigned char poison = total_poison;
+
+std::string described(const Reduction& r, std::size_t n, int block, const std::string& what)
+{
+    return what.empty() ? call(r.op, n, block) : what;
+}
+
+}  // namespace
 
 std::size_t largest_standard_size()
 {
@@ -20,12 +28,11 @@ std::size_t largest_standard_size()
     return largest;
 }
 
-std::string described(const Reduction& r, std::size_t n, int block, const std::string& what)
+std::pair<std::string, long long> new_workspace()
 {
-    return what.empty() ? call(r.op, n, block) : what;
+    static long long cases = 0;
+    return {"workspace", ++cases};
 }
-
-}  // namespace
 
 long long IntData::sum(std::size_t first, std::size_t n) const
 {
@@ -161,9 +168,9 @@ void check_race_free(const Reduction& r)
 }
 
 void check_large(const Reduction& r, std::size_t n, std::size_t period, const std::vector<int>& blocks,
-                 const std::vector<std::size_t>& firsts, std::size_t extra_bytes)
+                 const std::vector<std::size_t>& firsts, std::size_t extra_bytes, std::size_t margin)
 {
-    REQUIRE_GPU_MEMORY(n * sizeof(int) + extra_bytes + (std::size_t{512} << 20));
+    REQUIRE_GPU_MEMORY(n * sizeof(int) + extra_bytes + margin);
     const std::vector<int> values = random_ints(period, seed(7));
     const checker::Input tile(values);
     const auto below = [&](std::size_t end) { return periodic_sum_reference(values.data(), period, end); };
@@ -189,6 +196,216 @@ void check_lesson_subject(const Reduction& r)
     const std::size_t n = std::size_t{1} << 20;
     const IntData data(random_ints(n, seed(8)));
     check_reduction(r, data, n, 256);
+}
+
+// ---- dependencies --------------------------------------------------------------------------------------------
+namespace {
+
+// "" when a probe's call returned `expected` as its total (buffer 1), else what it did instead.
+std::string probe_wrong(const checker::Result& got, long long expected)
+{
+    if (!got.ok()) return got.what();
+    const long long total = got.element<long long>(1);
+    return total == expected ? "" : "returned " + std::to_string(total) + ", expected " + std::to_string(expected);
+}
+
+// "" when the probe sums right on a few sizes and blocks, else the first wrong result.
+std::string probe_failure(const Dependency& d)
+{
+    static std::map<std::string, std::string> verdicts;  // each probe runs once per program
+    if (const auto known = verdicts.find(d.probe); known != verdicts.end()) return known->second;
+    const IntData data(random_ints(70001, seed(7)));
+    const Reduction probe{d.task, d.probe};
+    for (int block : {32, 64, 256, 1024})
+        for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70001}}) {
+            const checker::Result got = checker::run(reduction_call(probe, data, 0, n, block));
+            if (const std::string wrong = probe_wrong(got, data.sum(0, n)); !wrong.empty())
+                return verdicts[d.probe] = call(d.probe, n, block) + " " + wrong;
+        }
+    return verdicts[d.probe] = "";
+}
+
+void fail_dependency(const std::string& task, const Dependency& d, const std::string& how)
+{
+    VERIFY(false, task << ": depends on " << d.task << " (" << d.function << "), which fails" << how << ". Fix "
+                       << d.task << " first.");
+}
+
+// The dependencies that index the input, past 2^31 elements (n ints of a random period of `period`).
+bool dependencies_pass_large(const std::string& task, const std::vector<Dependency>& depends, std::size_t n,
+                             std::size_t period)
+{
+    const std::vector<int> values = random_ints(period, seed(9));
+    const checker::Input tile(values);
+    const long long expected = periodic_sum_reference(values.data(), period, n);
+    for (const Dependency& d : depends) {
+        if (!d.loads) continue;
+        const checker::Result got = checker::run(checker::Call(d.probe, n, 256)
+                                                     .periodic(tile, n)
+                                                     .output<long long>(1, poison)
+                                                     .timeout(std::chrono::seconds(300)));
+        if (const std::string wrong = probe_wrong(got, expected); !wrong.empty()) {
+            fail_dependency(task, d, " past 2^31 elements: " + call(d.probe, n, 256) + " " + wrong);
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+bool dependencies_pass(const std::string& task, const std::vector<Dependency>& depends)
+{
+    for (const Dependency& d : depends)
+        if (const std::string wrong = probe_failure(d); !wrong.empty()) {
+            fail_dependency(task, d, ": " + wrong);
+            return false;
+        }
+    return true;
+}
+
+// ---- rejections that name the argument --------------------------------------------------------------------------
+checker::Call Launcher::call(std::size_t n, int block) const
+{
+    checker::Call c(op, n, block);
+    for (const auto& [key, value] : params) c.param(key, value);
+    return c;
+}
+
+void check_rejects_naming(const std::string& task, const Launcher& l)
+{
+    const auto rejected = [&](const std::string& what, checker::Call c, const std::string& named) {
+        const checker::Result got = checker::run(c);
+        check_rejected(task, what, got);
+        if (got.rejected())
+            VERIFY(got.message.find(named) != std::string::npos,
+                   task << ": " << what << " threw \"" << got.message << "\", which does not name " << named);
+    };
+    for (int block : {-32, 0, 1, 16, 31, 33, 48, 96, 1000, 2048, 4096})
+        rejected(testing::call(l.name, 0) + " with block " + std::to_string(block),
+                 l.call(0, block).null(l.in_elem).output(l.total_elem, 1, poison), "block");
+    rejected(l.name + " with a null d_total", l.call(0, 256).null(l.in_elem).null(l.total_elem), "d_total");
+    rejected(l.name + " with a null d_in and n = 1", l.call(1, 256).null(l.in_elem).output(l.total_elem, 1, poison),
+             "d_in");
+    if (l.in_elem > 1)
+        rejected(l.name + " with d_in at address 0x1001",
+                 l.call(1, 256).fake(l.in_elem, 0x1001).output(l.total_elem, 1, poison), "aligned");
+}
+
+// ---- the declared battery ---------------------------------------------------------------------------------------
+std::vector<Reduction> ReductionTask::reductions() const
+{
+    Params params = params_;
+    if (workspace_per_case_) params.push_back(new_workspace());
+    std::vector<Reduction> found;
+    for (const std::string& op : ops_) found.push_back({task_, op, in_place_, params});
+    return found;
+}
+
+namespace {
+
+// "(2^21 - 1)" for 2097151, INT_MAX, else the number.
+std::string value_text(int value)
+{
+    if (value == INT_MAX) return "INT_MAX";
+    for (int k = 1; k < 31; ++k)
+        if (value == (1 << k) - 1) return "(2^" + std::to_string(k) + " - 1)";
+    return std::to_string(value);
+}
+
+// "a", "a and b", "a, b and c"
+std::string listed(const std::vector<std::string>& items)
+{
+    std::string s;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return s;
+}
+
+}  // namespace
+
+int ReductionTask::registered(const char* file, int line) const
+{
+    const ReductionTask t = *this;
+    const std::string subject = t.task_ + " " + t.label_;
+    const bool plural = t.ops_.size() > 1;
+    // Every case that runs the task's kernels: the GPU, then the earlier tasks' functions they call.
+    const auto each = [t](const std::function<void(const Reduction&)>& check) {
+        return [t, check] {
+            REQUIRE_GPU();
+            if (!dependencies_pass(t.task_, t.depends_)) return;
+            for (const Reduction& r : t.reductions()) check(r);
+        };
+    };
+    register_case(file, line,
+                  subject + ": 1..8, standard sizes x every block, negative values" +
+                      (t.in_place_ ? "" : ", input untouched") + (t.full_int_range_ ? ", full int range" : ""),
+                  each([t](const Reduction& r) {
+                      check_standard_sizes(r);
+                      if (t.full_int_range_) check_full_int_range(r);
+                  }));
+    register_case(file, line, subject + ": values at +-" + value_text(t.value_) + ", 64-bit total",
+                  each([t](const Reduction& r) { check_extreme_values(r, t.value_); }));
+    register_case(file, line, subject + (plural ? " read" : " reads") + " nothing at or past n",
+                  each(check_nothing_read_past_n));
+    register_case(file, line, subject + " on a stream of its own", each(check_own_stream));
+    std::vector<std::string> rejected{"bad block sizes", t.naming_ ? "null and misaligned pointers" : "null pointers"};
+    if (t.rejects_also_) rejected.push_back(t.rejects_what_);
+    register_case(file, line,
+                  subject + (plural ? " reject " : " rejects ") + listed(rejected) +
+                      (t.naming_ ? ", naming what is wrong" : ""),
+                  [t] {
+                      REQUIRE_GPU();
+                      for (const Reduction& r : t.reductions()) {
+                          check_rejects_bad_arguments(r);
+                          if (t.naming_)
+                              check_rejects_naming(t.task_, {r.op, r.op, sizeof(int), sizeof(long long), r.params});
+                      }
+                      if (t.rejects_also_)
+                          for (const Reduction& r : t.reductions()) t.rejects_also_(r);
+                  });
+    for (const auto& [name, check] : t.also_)
+        register_case(file, line, t.task_ + " " + name, [task = t.task_, check = check] { check(task); });
+    if (t.race_)
+        register_case(file, line, t.task_ + " racecheck and synccheck", [t] {
+            REQUIRE_GPU();
+            if (!dependencies_pass(t.task_, t.depends_)) return;
+            const std::vector<Reduction> reductions = t.reductions();
+            for (const char* tool : {"racecheck", "synccheck"}) {
+                // an earlier task's warp synchronization that these kernels use: a race there is that task's
+                for (const Dependency& d : t.depends_)
+                    if (d.synchronizes) {
+                        const Reduction probe{d.task, d.probe};
+                        check_tool_clean(t.task_ + ": depends on " + d.task + " (" + d.function + "), which fails; " +
+                                             d.task,
+                                         tool, [&] { check_small_sizes(probe); });
+                    }
+                check_tool_clean(t.task_, tool, [&] {
+                    for (const Reduction& r : reductions) check_small_sizes(r);
+                });
+            }
+        });
+    if (t.large_n_ > 0) {
+        const bool misaligned = std::any_of(t.firsts_.begin(), t.firsts_.end(), [](std::size_t f) { return f > 0; });
+        register_case(file, line,
+                      t.task_ + " large: " + t.label_ + " past 2^" + (t.large_n_ >> 32 ? "32" : "31") + " elements" +
+                          (misaligned ? ", aligned and misaligned" : ""),
+                      [t] {
+                          REQUIRE_GPU_MEMORY(t.large_n_ * sizeof(int) + t.extra_bytes_ + t.margin_);
+                          if (!dependencies_pass(t.task_, t.depends_)) return;
+                          if (!dependencies_pass_large(t.task_, t.depends_, t.large_n_, t.period_)) return;
+                          for (const Reduction& r : t.reductions())
+                              check_large(r, t.large_n_, t.period_, t.large_blocks_, t.firsts_, t.extra_bytes_,
+                                          t.margin_);
+                      });
+    }
+    return 0;
+}
+
+int register_tasks(const char* file, int line, std::initializer_list<ReductionTask> tasks)
+{
+    for (const ReductionTask& t : tasks) t.registered(file, line);
+    return 0;
 }
 
 }  // namespace course::testing

@@ -83,6 +83,12 @@ bool returned(const std::string& task, const std::string& what, const course::ch
 void check_rejected(const std::string& task, const std::string& what, const course::checker::Result& result,
                     const std::string& must_contain = "");
 
+// A doctest case made from data (a declared battery: one declaration, many cases), registered before main by a
+// namespace-scope initializer (it calls no CUDA): named `name`, reported at `file`:`line`, running `body`. The
+// cases registered at one file and line run in the order they were registered, as the instances of a
+// TEST_CASE_TEMPLATE do. Returns 0, for the initializer.
+int register_case(const char* file, int line, const std::string& name, std::function<void()> body);
+
 // Inputs of up to this many elements come back after a call and must be unchanged; larger ones are not copied
 // back (a kernel that writes its input does so at every size, and copying 64 MiB back per call would cost more
 // than the check is worth).
