@@ -11,15 +11,13 @@
 // counted), and the input must come back unchanged.
 #include "histogram.hpp"
 
-#include "course/checker.hpp"
+#include "course/battery.hpp"
 #include "course/data.hpp"
 #include "course/reference.hpp"
-#include "course/testing.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <iterator>
 #include <map>
 #include <numeric>
 #include <string>
@@ -104,8 +102,6 @@ const ByteKind word_repeated{"a random 4-byte word repeated", random_word, 0x0E}
 const std::vector<const ByteKind*> distributions{&uniform, &skewed, &identical};
 const std::vector<const ByteKind*> every_kind{&uniform,    &skewed,     &identical, &runs_of_15,   &runs_of_16,
                                               &runs_of_17, &runs_of_20, &i_mod_4,   &word_repeated};
-// What racecheck and synccheck watch: bytes spread over the bins, all on one counter, and runs across vectors.
-const std::vector<const ByteKind*> race_kinds{&uniform, &identical, &runs_of_17};
 
 // The bytes of one kind in sealed shared memory (made once per test case), with the CPU histograms of their
 // ranges, each computed once.
@@ -170,15 +166,10 @@ bool check_bins(const Function& f, const std::string& what, const Result& r, con
     VERIFY(!wrong_bin, f.task << ": " << what << ": bins: " << course::describe(*wrong_bin, histogram_bins));
     if (wrong_bin) return false;
 
-    const std::vector<unsigned> whole = r.whole<unsigned>(1);
-    std::size_t outside = 0;
-    while (outside < whole.size() &&
-           (whole[outside] == poison_word || (outside >= guard_bins && outside < guard_bins + histogram_bins)))
-        ++outside;
-    VERIFY(outside == whole.size(),
-           f.task << ": " << what << " wrote outside its 256 bins: d_bins["
-                  << static_cast<long long>(outside) - static_cast<long long>(guard_bins) << "] = " << whole[outside]);
-    if (outside != whole.size() || c == nullptr) return outside == whole.size();
+    const auto outside = course::testing::written_outside(r, 1, histogram_bins, poison);
+    VERIFY(!outside, f.task << ": " << what << " wrote outside its 256 bins: d_bins[" << *outside
+                            << "] = " << r.whole<unsigned>(1)[guard_bins + *outside]);
+    if (outside || c == nullptr) return !outside;
 
     const std::vector<std::uint8_t> back = r.whole<std::uint8_t>(0);  // from element 0 of c->bytes
     const auto changed = course::first_mismatch(c->bytes->data(), back.data(), back.size());
@@ -204,88 +195,40 @@ bool check_case(const Function& f, const Case& c, bool own_stream = false)
                       back ? &c : nullptr);
 }
 
-bool check_cases(const Function& f, const std::vector<Case>& cases)
-{
-    for (const Case& c : cases)
-        if (!check_case(f, c)) return false;
-    return true;
-}
-
-// ---- the tables -------------------------------------------------------------------------------------------
-// Not multiples of 4 or 16, on and around one 4 KiB page; checked besides the standard sizes.
-const std::size_t odd_sizes[] = {3, 15, 16, 17, 4095, 4096, 4097};
-
+// ---- the battery ------------------------------------------------------------------------------------------
+// The standard sizes and sizes that are not multiples of 4 or 16, on and around one 4 KiB page.
 std::vector<std::size_t> sizes_for(int block)
 {
-    auto sizes = course::testing::standard_sizes(block);
-    sizes.insert(sizes.end(), std::begin(odd_sizes), std::end(odd_sizes));
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    return sizes;
-}
-
-std::size_t largest_size()
-{
-    std::size_t largest = 0;
-    for (int block : course::testing::power_of_two_blocks()) largest = std::max(largest, sizes_for(block).back());
-    return largest;
+    return course::testing::sizes_with(block, {3, 15, 16, 17, 4095, 4096, 4097});
 }
 
 // The unaligned start paired with size n: varies with n, the same for every block size (so the CPU reference of
 // each input, start and n is computed once).
 std::size_t offset_for(std::size_t n) { return 1 + n % max_offset; }
 
-const std::size_t every_offset_sizes[] = {1, 15, 16, 17, 4097};
-
-// Every input x every block size x every size, each from an aligned and an unaligned start; then sizes around 16
-// and 4096 from every start offset 0..15.
-std::vector<Case> standard_cases(const std::vector<Bytes>& inputs)
+// n bytes of every input at `block`, from an aligned and an unaligned start.
+bool check_inputs(const Function& f, const std::vector<Bytes>& inputs, std::size_t n, int block)
 {
-    std::vector<Case> cases;
     for (const Bytes& in : inputs)
-        for (int block : course::testing::power_of_two_blocks())
-            for (std::size_t n : sizes_for(block))
-                for (std::size_t first : {std::size_t{0}, offset_for(n)}) cases.push_back({&in, first, n, block});
-    for (const Bytes& in : inputs)
-        for (std::size_t first = 0; first <= max_offset; ++first)
-            for (std::size_t n : every_offset_sizes) cases.push_back({&in, first, n, 256});
-    return cases;
-}
-
-// What the graded racecheck and synccheck runs repeat under compute-sanitizer (10-100x slower kernels): small
-// sizes, the smallest, a middle and the largest block, aligned and unaligned starts. Every one of these calls is
-// also among the standard cases (same data, same start).
-const std::size_t race_sizes[] = {1, 33, 1000, 5000};
-std::vector<Case> race_cases(const std::vector<Bytes>& inputs)
-{
-    std::vector<Case> cases;
-    for (const Bytes& in : inputs)
-        for (int block : {32, 256, 1024})
-            for (std::size_t n : race_sizes)
-                for (std::size_t first : {std::size_t{0}, offset_for(n)}) cases.push_back({&in, first, n, block});
-    return cases;
+        if (!check_case(f, {&in, 0, n, block}) || !check_case(f, {&in, offset_for(n), n, block})) return false;
+    return true;
 }
 
 // Calls with one bad argument each, which must throw std::invalid_argument before anything runs. The input
 // holds 100 bytes: n past histogram_max_n is only a number in the request, never a 4 GiB buffer (a function that
 // let it through would read past those 100 bytes and crash the runner instead of rejecting it). histogram_cpu
 // takes no block and checks no pointer; the launchers check both.
-void check_rejections(const Function& f, const Bytes& in, bool launcher)
+void check_rejected(const Function& f, const Bytes& in, std::size_t n, int block, bool null_input, bool null_bins,
+                    const std::string& why)
 {
-    const auto rejected = [&](std::size_t n, int block, bool null_input, bool null_bins, const std::string& why) {
-        Call request(f.name, n, block);
-        if (null_input) request.null(1);
-        else request.input(in.input(), 0, 100);
-        if (null_bins) request.null(sizeof(unsigned));
-        else with_bins(request);
-        course::testing::check_rejected(f.task, call(f.name, n, block) + " with " + why, course::checker::run(request));
-    };
-    rejected(histogram_max_n + 1, launcher ? 256 : 0, false, false, "n = 2^32 (a 32-bit bin could wrap)");
-    if (!launcher) return;
-    for (int block : {0, 16, 31, 33, 48, 96, 2048, -32}) rejected(100, block, false, false, "a bad block size");
-    rejected(100, 256, false, true, "d_bins = nullptr");
-    rejected(100, 256, true, false, "d_in = nullptr");
+    Call request(f.name, n, block);
+    if (null_input) request.null(1);
+    else request.input(in.input(), 0, 100);
+    if (null_bins) request.null(sizeof(unsigned));
+    else with_bins(request);
+    course::testing::check_rejected(f.task, call(f.name, n, block) + " with " + why, course::checker::run(request));
 }
+const char* const too_large = "n = 2^32 (a 32-bit bin could wrap)";
 
 // n = 0 with a null input: nothing may be read, and the bins must still come back zeroed.
 bool check_empty(const Function& f, int block)
@@ -298,39 +241,66 @@ bool check_empty(const Function& f, int block)
 }
 
 // ---- each test case ---------------------------------------------------------------------------------------
+// 06.1: the three distributions at every size from aligned starts; n past histogram_max_n rejected.
 void check_cpu()
 {
-    const std::size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 4097, 999983, (std::size_t{1} << 24) + 7};
-    const auto inputs = make_bytes(distributions, sizes[std::size(sizes) - 1]);
-    std::vector<Case> cases;
-    for (const Bytes& in : inputs)
-        for (std::size_t n : sizes) cases.push_back({&in, 0, n, 0});
-    check_cases(cpu, cases);
-    check_rejections(cpu, inputs.front(), false);
+    const std::vector<std::size_t> sizes{0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 4097, 999983, (std::size_t{1} << 24) + 7};
+    const auto inputs = make_bytes(distributions, sizes.back());
+    course::testing::Battery b;
+    b.task = cpu.task;
+    b.blocks = {0};
+    b.sizes = [&](int) { return sizes; };
+    b.check = [&](std::size_t n, int) {
+        for (const Bytes& in : inputs)
+            if (!check_case(cpu, {&in, 0, n, 0})) return false;
+        return true;
+    };
+    b.bad_arguments = [&] { check_rejected(cpu, inputs.front(), histogram_max_n + 1, 0, false, false, too_large); };
+    course::testing::check_battery(b);
 }
 
-// The standard cases, then one launch on a stream of its own, n = 0 with a null input at every block size and
-// bad arguments (each part stops at its own first failure).
+// 06.2-06.5: every input x every block x every size, from an aligned and an unaligned start; then sizes around 16
+// and 4096 from every start offset 0..15, one launch on a stream of its own and n = 0 with a null input at every
+// block size (each part stops at its own first failure); then bad arguments.
 void check_kernel(const Function& f)
 {
     REQUIRE_GPU();
-    const auto inputs = make_bytes(every_kind, largest_size());
-    check_cases(f, standard_cases(inputs));
-    const std::size_t n = 999983;
-    check_case(f, {&inputs.front(), offset_for(n), n, 256}, true);
-    for (int block : course::testing::power_of_two_blocks())
-        if (!check_empty(f, block)) break;
-    check_rejections(f, inputs.front(), true);
+    const auto inputs = make_bytes(every_kind, course::testing::largest_of(sizes_for));
+    course::testing::Battery b;
+    b.task = f.task;
+    b.sizes = sizes_for;
+    b.check = [&](std::size_t n, int block) { return check_inputs(f, inputs, n, block); };
+    b.unique = [&] {
+        [&] {
+            for (const Bytes& in : inputs)
+                for (std::size_t first = 0; first <= max_offset; ++first)
+                    for (std::size_t n : {1, 15, 16, 17, 4097})
+                        if (!check_case(f, {&in, first, n, 256})) return;
+        }();
+        check_case(f, {&inputs.front(), offset_for(999983), 999983, 256}, true);
+        for (int block : course::testing::power_of_two_blocks())
+            if (!check_empty(f, block)) break;
+    };
+    b.reject = [&](int block) { check_rejected(f, inputs.front(), 100, block, false, false, "a bad block size"); };
+    b.bad_arguments = [&] {
+        check_rejected(f, inputs.front(), histogram_max_n + 1, 256, false, false, too_large);
+        check_rejected(f, inputs.front(), 100, 256, false, true, "d_bins = nullptr");
+        check_rejected(f, inputs.front(), 100, 256, true, false, "d_in = nullptr");
+    };
+    course::testing::check_battery(b);
 }
 
-// 06.3-06.5: a missing barrier usually still gives the right bins; racecheck and synccheck see it.
+// 06.3-06.5: a missing barrier usually still gives the right bins; racecheck and synccheck see it. They watch
+// small sizes, the smallest, a middle and the largest block, aligned and unaligned starts, on bytes spread over the
+// bins, all on one counter, and runs across vectors: every one of these calls is also among check_kernel's.
 void check_race_free(const Function& f)
 {
-    REQUIRE_GPU();
-    const auto inputs = make_bytes(race_kinds, race_sizes[std::size(race_sizes) - 1]);
-    const auto cases = race_cases(inputs);
-    for (const char* tool : {"racecheck", "synccheck"})
-        course::testing::check_tool_clean(f.task, tool, [&] { check_cases(f, cases); });
+    const std::vector<std::size_t> race_sizes{1, 33, 1000, 5000};
+    const auto inputs = make_bytes({&uniform, &identical, &runs_of_17}, race_sizes.back());
+    course::testing::check_race_free(f.task, [&] {
+        course::testing::check_each(course::testing::race_blocks, [&](int) { return race_sizes; },
+                                    [&](std::size_t n, int block) { return check_inputs(f, inputs, n, block); });
+    });
 }
 
 // Past 2^31 bytes (the `large` suite), where a 32-bit index stops or goes negative: n = 2^31 + 2^20 + 5 bytes

@@ -9,18 +9,15 @@
 // its own, and only what comes back is judged, here, against the course's CPU references.
 #include "scan.hpp"
 
-#include "course/checker.hpp"
+#include "course/battery.hpp"
 #include "course/data.hpp"
 #include "course/reference.hpp"
-#include "course/testing.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -36,9 +33,7 @@ namespace {
 
 constexpr unsigned char poison = 0xAB;       // every output int starts as 0xABABABAB
 constexpr std::size_t guard = 64;            // elements after the output that a kernel must not touch
-const int bad_blocks[] = {0, 16, 31, 33, 48, 96, 2048, -32};
 const ScanKind both_kinds[] = {ScanKind::inclusive, ScanKind::exclusive};
-const int race_blocks[] = {32, 256, 1024};
 constexpr std::size_t wrapping_n = 99991;    // the multi-tile scans' wrapping case (single-block: the limit)
 constexpr std::size_t misaligned_n = 999983;
 
@@ -73,12 +68,8 @@ std::size_t capacity(const Scan& s, int block) { return s.multi_tile() ? largest
 // single-block scan the tile is its limit: the limit and its neighbours).
 std::vector<std::size_t> sizes(const Scan& s, int block)
 {
-    std::vector<std::size_t> all = course::testing::standard_sizes(block);
     const std::size_t t = s.tile(block);
-    all.insert(all.end(), {t - 1, t, t + 1, 2 * t + 3, t * t, t * t + 1, t * t * t + 1});
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    return all;
+    return course::testing::sizes_with(block, {t - 1, t, t + 1, 2 * t + 3, t * t, t * t + 1, t * t * t + 1});
 }
 
 // The small sizes that racecheck and synccheck watch (all of them also in sizes()): a single-block scan at 1,
@@ -103,35 +94,15 @@ Call scan_call(const Scan& s, ScanKind kind, std::size_t n, int block, std::size
 
 // ------------------------------------------------------------------------------------------ judging
 // What is wrong with the output (buffer 1) of the call that gave `r`, "" when nothing: the call returned,
-// `wrong(got)` finds nothing wrong in its n elements, and the `lead` elements before them and the guard after
-// them still hold the poison.
+// `wrong(got)` finds nothing wrong in its n elements, and the elements before them (a misaligned call's lead) and
+// the guard after them still hold the poison.
 template <class T, class Judge>
-std::string output_problem(const Result& r, std::size_t n, std::size_t lead, const Judge& wrong)
+std::string output_problem(const Result& r, std::size_t n, const Judge& wrong)
 {
     if (!r.ok()) return r.what();
     if (std::string problem = wrong(r.elements<T>(1)); !problem.empty()) return problem;
-    const Result::Bytes& out = r.buffers.at(1);
-    const auto poisoned = [&](std::size_t k) {
-        for (std::size_t b = 0; b < sizeof(T); ++b)
-            if (out.data[k * sizeof(T) + b] != poison) return false;
-        return true;
-    };
-    const auto written = [&](std::size_t from, std::size_t to) {  // the first element in [from, to) not poisoned
-        while (from < to && poisoned(from)) ++from;
-        return from;
-    };
-    std::size_t k = written(0, lead);
-    if (k == lead) k = written(lead + n, out.size / sizeof(T));
-    if (k == out.size / sizeof(T)) return "";
-    const long long element = static_cast<long long>(k) - static_cast<long long>(lead);
-    return "wrote outside its output (element " + std::to_string(element) + ")";
-}
-
-int poison_int()
-{
-    int value;
-    std::memset(&value, poison, sizeof value);
-    return value;
+    const auto outside = course::testing::written_outside(r, 1, n, poison);
+    return outside ? "wrote outside its output (element " + std::to_string(*outside) + ")" : "";
 }
 
 // Ints in sealed shared memory, with their whole inclusive and exclusive scans: the scan of the first n
@@ -170,7 +141,7 @@ std::string int_scan_problem(const Scan& s, ScanKind kind, const IntData& data, 
                                               .output<int>(n, poison, guard, first));
     std::vector<int> shifted;
     const int* expected = data.expected(kind, first, n, shifted);
-    return output_problem<int>(r, n, first, [&](const int* got) -> std::string {
+    return output_problem<int>(r, n, [&](const int* got) -> std::string {
         const auto mm = course::first_mismatch(expected, got, n);
         return mm ? course::describe(*mm, n) : "";
     });
@@ -205,97 +176,67 @@ bool earlier_task_works(const Scan& s)
     const Scan& earlier = *s.earlier;
     const std::size_t n = earlier.tile(256);
     const IntData data(course::random_ints(n, seed(9)));
-    const std::string problem = int_scan_problem(earlier, ScanKind::inclusive, data, n, 256, n);
-    VERIFY(problem.empty(), s.task << ": depends on " << earlier.task << " (" << call(earlier.op, n, 256)
-                                   << "), which fails: " << problem << "; fix " << earlier.task << " first");
-    return problem.empty();
+    return course::testing::depends_on(s.task, earlier.task, call(earlier.op, n, 256),
+                                       int_scan_problem(earlier, ScanKind::inclusive, data, n, 256, n));
 }
 
-// Every accepted block, both kinds, every size up to what the scan takes (sizes past a single-block scan's
-// limit must be rejected), wrapping sums, misaligned pointers; then the arguments it must reject.
+// Both kinds of `s` at n and block: checked up to what the scan takes, rejected past a single-block scan's limit.
+bool check_both_kinds(const Scan& s, const IntData& data, std::size_t n, int block, std::size_t max_n)
+{
+    const std::size_t most = capacity(s, block);
+    for (ScanKind kind : both_kinds) {
+        if (n <= most) {
+            if (!check_int_scan(s, kind, data, n, block, max_n, call(s.op, n, block))) return false;
+        } else if (!s.multi_tile()) {
+            check_rejects(s, n, block, max_n, " (past its limit " + std::to_string(most) + ")", kind);
+        }
+    }
+    return true;
+}
+
+// The battery: every accepted block x sizes(), both kinds (sizes past a single-block scan's limit must be
+// rejected); then wrapping sums and misaligned pointers at every block, both kinds; then the bad arguments.
 void check_scan(const Scan& s)
 {
-    if (!earlier_task_works(s)) return;
     const std::size_t max_n = largest_size() + 1;
     const IntData data(course::random_ints(capacity(s, 1024) + 1, seed(s.multi_tile() ? 3 : 1)));
     const IntData wrapping(wrapping_values(std::min(capacity(s, 1024), wrapping_n)));
-    for (int block : course::testing::power_of_two_blocks()) {
-        const std::size_t most = capacity(s, block);
-        for (ScanKind kind : both_kinds) {
-            for (std::size_t n : sizes(s, block)) {
-                if (n <= most) {
-                    if (!check_int_scan(s, kind, data, n, block, max_n, call(s.op, n, block))) return;
-                } else if (!s.multi_tile()) {
-                    check_rejects(s, n, block, max_n, " (past its limit " + std::to_string(most) + ")", kind);
-                }
+    course::testing::Battery b;
+    b.task = s.task;
+    b.gate = [&] { return earlier_task_works(s); };
+    b.sizes = [&](int block) { return sizes(s, block); };
+    b.check = [&](std::size_t n, int block) { return check_both_kinds(s, data, n, block, max_n); };
+    b.unique = [&] {
+        for (int block : course::testing::power_of_two_blocks())
+            for (ScanKind kind : both_kinds) {
+                const std::size_t wraps = std::min(capacity(s, block), wrapping_n);
+                const std::string wrapping_call = call(s.op, wraps, block) + " with wrapping int32 sums";
+                if (!check_int_scan(s, kind, wrapping, wraps, block, max_n, wrapping_call)) return;
+                if (s.misaligned && block == 256 &&
+                    !check_int_scan(s, kind, data, misaligned_n, block, max_n,
+                                    call(s.op, misaligned_n, block) + " on pointers 4 bytes past 16-byte alignment", 1))
+                    return;
             }
-            const std::size_t wraps = std::min(most, wrapping_n);
-            const std::string wrapping_call = call(s.op, wraps, block) + " with wrapping int32 sums";
-            if (!check_int_scan(s, kind, wrapping, wraps, block, max_n, wrapping_call)) return;
-            if (s.misaligned && block == 256 &&
-                !check_int_scan(s, kind, data, misaligned_n, block, max_n,
-                                call(s.op, misaligned_n, block) + " on pointers 4 bytes past 16-byte alignment", 1))
-                return;
-        }
-    }
-    for (int block : bad_blocks) check_rejects(s, 1, block, max_n);
+    };
+    b.reject = [&](int bad_block) { check_rejects(s, 1, bad_block, max_n); };
     if (s.multi_tile())
-        check_rejects(s, max_n + 1, 256, max_n, " with a ScanWorkspace for max_n = " + std::to_string(max_n));
+        b.bad_arguments = [&] {
+            check_rejects(s, max_n + 1, 256, max_n, " with a ScanWorkspace for max_n = " + std::to_string(max_n));
+        };
+    course::testing::check_battery(b);
 }
 
-// Blocks 32, 256, 1024, both kinds, small_sizes(): what racecheck and synccheck watch.
-void check_small_sizes(const Scan& s)
-{
-    std::size_t max_n = 0;
-    for (int block : race_blocks)
-        for (std::size_t n : small_sizes(s, block)) max_n = std::max(max_n, n);
-    const IntData data(course::random_ints(max_n, seed(8)));
-    for (int block : race_blocks)
-        for (ScanKind kind : both_kinds)
-            for (std::size_t n : small_sizes(s, block))
-                if (!check_int_scan(s, kind, data, n, block, max_n, call(s.op, n, block))) return;
-}
-
-// ---- tasks that already failed this run: a task's graded race check runs after its other cases (doctest runs a
-// file's cases in order); when one of those failed, the task fails anyway and the slow compute-sanitizer runs
-// are left out.
-std::set<std::string> failed_tasks;
-
-std::string task_of(const std::string& case_name)  // "TODO(07.5) ..." -> "TODO(07.5)"
-{
-    return case_name.rfind("TODO(", 0) == 0 ? case_name.substr(0, case_name.find(')') + 1) : std::string();
-}
-
-struct FailedTasks : doctest::IReporter {
-    std::string current;
-    explicit FailedTasks(const doctest::ContextOptions&) {}
-    void report_query(const doctest::QueryData&) override {}
-    void test_run_start() override {}
-    void test_run_end(const doctest::TestRunStats&) override {}
-    void test_case_start(const doctest::TestCaseData& data) override { current = data.m_name; }
-    void test_case_reenter(const doctest::TestCaseData&) override {}
-    void test_case_end(const doctest::CurrentTestCaseStats& stats) override
-    {
-        if (!stats.testCaseSuccess && !task_of(current).empty()) failed_tasks.insert(task_of(current));
-    }
-    void test_case_exception(const doctest::TestCaseException&) override {}
-    void subcase_start(const doctest::SubcaseSignature&) override {}
-    void subcase_end() override {}
-    void log_assert(const doctest::AssertData&) override {}
-    void log_message(const doctest::MessageData&) override {}
-    void test_case_skipped(const doctest::TestCaseData&) override {}
-};
-REGISTER_LISTENER("scan_failed_tasks", 2, FailedTasks);
-
-// The graded race check of a task: its small sizes in a runner under racecheck, then under synccheck.
+// The graded race check: blocks 32, 256, 1024 x small_sizes(), both kinds, under racecheck, then synccheck.
 void check_race_free(const Scan& s)
 {
-    if (failed_tasks.count(s.task) > 0) {
-        VERIFY(false, s.task << ": racecheck and synccheck were not run: the checks above fail already");
-        return;
-    }
-    for (const char* tool : {"racecheck", "synccheck"})
-        course::testing::check_tool_clean(s.task, tool, [&] { check_small_sizes(s); });
+    std::size_t max_n = 0;
+    for (int block : course::testing::race_blocks)
+        for (std::size_t n : small_sizes(s, block)) max_n = std::max(max_n, n);
+    const IntData data(course::random_ints(max_n, seed(8)));
+    course::testing::check_race_free(s.task, [&] {
+        course::testing::check_each(course::testing::race_blocks, [&](int block) { return small_sizes(s, block); },
+                                    [&](std::size_t n, int block) { return check_both_kinds(s, data, n, block, max_n); });
+    });
 }
 
 // 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out, both made on the runner's side): past
@@ -309,7 +250,7 @@ constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 16) 
 // nothing.
 std::string large_window_problem(const int* got, std::size_t start, std::size_t count, std::size_t n)
 {
-    const int poisoned = poison_int();
+    const int poisoned = static_cast<int>(0x01010101u * poison);  // 0xABABABAB
     std::uint32_t expected = static_cast<std::uint32_t>((start + 1) * 0x01010101ull);
     for (std::size_t k = 0; k < count; ++k, expected += 0x01010101u) {
         const std::size_t i = start + k;
@@ -346,24 +287,37 @@ void check_large(const Scan& s, std::size_t n = large_n)
     VERIFY(problem.empty(), label << ": " << problem);
 }
 
+// The given-code checks below need a working 07.5 (a scan of all of `data`, block 256, on a ScanWorkspace for
+// max_n): before that they have nothing to judge.
+bool single_pass_works(const IntData& data, std::size_t max_n)
+{
+    if (int_scan_problem(single_pass, ScanKind::inclusive, data, data.values.size(), 256, max_n).empty()) return true;
+    MESSAGE("scan_single_pass (TODO(07.5)) does not scan right yet: nothing to judge here");
+    return false;
+}
+
+// scan_single_pass of all of `data`, inclusive, block 256, with the runner's parameter `given` set (see
+// scan_runner.cpp), or none.
+Result run_single_pass(const IntData& data, std::size_t max_n, const char* given = nullptr)
+{
+    const std::size_t n = data.values.size();
+    Call c = scan_call(single_pass, ScanKind::inclusive, n, 256, max_n);
+    if (given != nullptr) c.param(given, 1);
+    return course::checker::run(c.input(data.input, 0, n).output<int>(n, poison, guard));
+}
+
 // Given code: scan_single_pass's host-side bookkeeping of its ScanWorkspace (which status words the next launch
 // may use) follows the GPU even when a CUDA error that has nothing to do with the scan is pending as it is
 // called. That call fails with the error; the scans after it, on the same scratch, are right. (The launcher used
 // to launch, then throw, and leave the bookkeeping a launch behind: every later scan on that scratch went wrong
-// without an error.) It needs a working 07.5; before that it has nothing to judge.
+// without an error.)
 void check_single_pass_after_pending_error()
 {
     REQUIRE_GPU();
     const std::size_t n = 100003, max_n = 200000;
     const IntData data(course::random_ints(n, seed(11)));
-    if (!int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty()) {
-        MESSAGE("scan_single_pass (TODO(07.5)) does not scan right yet: nothing to judge here");
-        return;
-    }
-    const Result failed = course::checker::run(scan_call(single_pass, ScanKind::inclusive, n, 256, max_n)
-                                                   .param("pending_error", 1)
-                                                   .input(data.input, 0, n)
-                                                   .output<int>(n, poison, guard));
+    if (!single_pass_works(data, max_n)) return;
+    const Result failed = run_single_pass(data, max_n, "pending_error");
     VERIFY(failed.outcome == Result::Outcome::error,
            "scan_single_pass called with an unrelated CUDA error pending must fail with that error; it " << failed.what());
     for (int round = 0; round < 3; ++round) {
@@ -375,30 +329,21 @@ void check_single_pass_after_pending_error()
 
 // Given code: a look-back record that an earlier launch left in the ScanWorkspace, never read by check(), changes
 // nothing in a later scan: that scan is right, and the next check() still reports the old record once. (Waits
-// used to give up at once whenever any record was there, so every later scan on the scratch went wrong.) It
-// needs a working 07.5; before that it has nothing to judge.
+// used to give up at once whenever any record was there, so every later scan on the scratch went wrong.)
 void check_single_pass_after_stale_record()
 {
     REQUIRE_GPU();
     const std::size_t n = 1000003, max_n = 2000000;
     const IntData data(course::random_ints(n, seed(12)));
-    if (!int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty()) {
-        MESSAGE("scan_single_pass (TODO(07.5)) does not scan right yet: nothing to judge here");
-        return;
-    }
-    const Result stale = course::checker::run(scan_call(single_pass, ScanKind::inclusive, n, 256, max_n)
-                                                  .param("stale_timeout_record", 1)
-                                                  .input(data.input, 0, n)
-                                                  .output<int>(n, poison, guard));
-    const std::string problem = output_problem<int>(stale, n, 0, [&](const int* got) -> std::string {
-        const auto mm = course::first_mismatch(data.inclusive.data(), got, n);
-        return mm ? course::describe(*mm, n) : "";
-    });
+    if (!single_pass_works(data, max_n)) return;
+    const std::string problem = output_problem<int>(run_single_pass(data, max_n, "stale_timeout_record"), n,
+                                                    [&](const int* got) -> std::string {
+                                                        const auto mm = course::first_mismatch(data.inclusive.data(), got, n);
+                                                        return mm ? course::describe(*mm, n) : "";
+                                                    });
     VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256) with an earlier launch's look-back record "
                             "still in its ScanWorkspace: " << problem);
-    const Result reported = course::checker::run(scan_call(single_pass, ScanKind::inclusive, n, 256, max_n)
-                                                     .input(data.input, 0, n)
-                                                     .output<int>(n, poison, guard));
+    const Result reported = run_single_pass(data, max_n);
     VERIFY(reported.outcome == Result::Outcome::error && reported.message.find("tile 5 waited on tile 3") != std::string::npos,
            "the next check() must report the old record (tile 5 waited on tile 3); the call " << reported.what());
     VERIFY(int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty(),
@@ -450,7 +395,7 @@ bool check_float_scan(const FloatData& data, ScanKind kind, std::size_t n, int b
     const Result r = course::checker::run(
         scan_call(s, kind, n, block, max_n).input(data.input, 0, n).output<float>(n, poison, guard));
     const std::string problem = output_problem<float>(
-        r, n, 0, [&](const float* got) { return float_mismatch(data, kind, n, got, exact); });
+        r, n, [&](const float* got) { return float_mismatch(data, kind, n, got, exact); });
     VERIFY(problem.empty(), label << ": " << problem);
     return problem.empty();
 }
@@ -460,7 +405,7 @@ bool check_float_scan(const FloatData& data, ScanKind kind, std::size_t n, int b
 // then below 2^24, so every float addition a scan makes is exact, in any order.
 void check_float_scans()
 {
-    if (!earlier_task_works(single_pass_float)) return;
+    const Scan& s = single_pass_float;
     const std::size_t largest = largest_size();
     const std::size_t max_n = largest + 1;
     const FloatData values(course::random_floats(largest, seed(5)));
@@ -469,17 +414,20 @@ void check_float_scans()
     double largest_partial = 0;
     for (double v : whole.inclusive) largest_partial = std::max(largest_partial, std::fabs(v));
     REQUIRE_MESSAGE(largest_partial < 8388608.0, "the integer-valued input's partial sums reach 2^23; rerun");
-    const Scan& s = single_pass_float;
-    for (int block : course::testing::power_of_two_blocks())
+    course::testing::Battery b;
+    b.task = s.task;
+    b.gate = [&] { return earlier_task_works(s); };
+    b.sizes = [&](int block) { return sizes(s, block); };
+    b.check = [&](std::size_t n, int block) {
+        const std::string what = call(s.op, n, block);
         for (ScanKind kind : both_kinds)
-            for (std::size_t n : sizes(s, block)) {
-                if (n > largest) continue;
-                const std::string what = call(s.op, n, block);
-                if (!check_float_scan(values, kind, n, block, max_n, what, false) ||
-                    !check_float_scan(whole, kind, n, block, max_n, what + " of whole numbers", true))
-                    return;
-            }
-    check_rejects(s, 1, 100, max_n);
+            if (n <= largest && (!check_float_scan(values, kind, n, block, max_n, what, false) ||
+                                 !check_float_scan(whole, kind, n, block, max_n, what + " of whole numbers", true)))
+                return false;
+        return true;
+    };
+    b.bad_arguments = [&] { check_rejects(s, 1, 100, max_n); };
+    course::testing::check_battery(b);
 }
 
 // ------------------------------------------------------------------------ 07.5: the look-back alone
@@ -557,12 +505,7 @@ TEST_CASE("TODO(07.1) scan_hillis_steele: n <= block, every block, inclusive and
     REQUIRE_GPU();
     check_scan(hillis_steele);
 }
-
-TEST_CASE("TODO(07.1) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    check_race_free(hillis_steele);
-}
+TEST_CASE("TODO(07.1) racecheck and synccheck") { check_race_free(hillis_steele); }
 
 // ---------------------------------------------------------------------------------------------------- 07.2
 TEST_CASE("TODO(07.2) scan_blelloch: n <= 2 * block, every block, inclusive and exclusive, limits")
@@ -570,12 +513,7 @@ TEST_CASE("TODO(07.2) scan_blelloch: n <= 2 * block, every block, inclusive and 
     REQUIRE_GPU();
     check_scan(blelloch);
 }
-
-TEST_CASE("TODO(07.2) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    check_race_free(blelloch);
-}
+TEST_CASE("TODO(07.2) racecheck and synccheck") { check_race_free(blelloch); }
 
 // ---------------------------------------------------------------------------------------------------- 07.3
 TEST_CASE("TODO(07.3) scan_multiblock: any n, every block, 1 to 4 recursion levels, inclusive and exclusive")
@@ -583,14 +521,8 @@ TEST_CASE("TODO(07.3) scan_multiblock: any n, every block, 1 to 4 recursion leve
     REQUIRE_GPU();
     check_scan(multiblock);
 }
-
 TEST_CASE("TODO(07.3) large: scan_multiblock of 2^31 + 65543 ints") { check_large(multiblock); }
-
-TEST_CASE("TODO(07.3) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    check_race_free(multiblock);
-}
+TEST_CASE("TODO(07.3) racecheck and synccheck") { check_race_free(multiblock); }
 
 // ---------------------------------------------------------------------------------------------------- 07.4
 TEST_CASE("TODO(07.4) scan_warp_shuffle: any n, every block, misaligned pointers, inclusive and exclusive")
@@ -598,38 +530,28 @@ TEST_CASE("TODO(07.4) scan_warp_shuffle: any n, every block, misaligned pointers
     REQUIRE_GPU();
     check_scan(warp_shuffle);
 }
-
 TEST_CASE("TODO(07.4) large: scan_warp_shuffle of 2^31 + 65543 ints") { check_large(warp_shuffle); }
-
-TEST_CASE("TODO(07.4) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    check_race_free(warp_shuffle);
-}
+TEST_CASE("TODO(07.4) racecheck and synccheck") { check_race_free(warp_shuffle); }
 
 // ---------------------------------------------------------------------------------------------------- 07.5
 TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrelated CUDA error is pending")
 {
     check_single_pass_after_pending_error();
 }
-
 TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier launch changes no later scan")
 {
     check_single_pass_after_stale_record();
 }
-
 TEST_CASE("TODO(07.5) scan_single_pass: any n, every block, misaligned pointers, inclusive and exclusive")
 {
     REQUIRE_GPU();
     check_scan(single_pass);
 }
-
 TEST_CASE("TODO(07.5) scan_single_pass<float>: within the derived bound; integer-valued floats exactly")
 {
     REQUIRE_GPU();
     check_float_scans();
 }
-
 // The look-back alone: the window slides (100 A's; a P 40 tiles back), the nearest P ends it, an X is waited
 // for and counted once it turns into A, and the tile publishes A first and P last.
 TEST_CASE("TODO(07.5) decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A")
@@ -637,11 +559,5 @@ TEST_CASE("TODO(07.5) decoupled_look_back on prepared statuses: 100 A's, a P 40 
     REQUIRE_GPU();
     for (const LookBack& lb : look_backs) check_look_back(lb);
 }
-
 TEST_CASE("TODO(07.5) large: scan_single_pass of 2^31 + 65543 ints") { check_large(single_pass); }
-
-TEST_CASE("TODO(07.5) racecheck and synccheck")
-{
-    REQUIRE_GPU();
-    check_race_free(single_pass);
-}
+TEST_CASE("TODO(07.5) racecheck and synccheck") { check_race_free(single_pass); }

@@ -1,0 +1,83 @@
+// A task's standard checks, declared once (issue 29): the chapter says what its task is - the task, its sizes at
+// each block size, one checked call, the checks only it has, the bad arguments it must reject, the task it builds
+// on - and check_battery() runs them in the same order for every task:
+//
+//   course::testing::Battery b;
+//   b.task = "TODO(07.3)";
+//   b.gate = [&] { return earlier_task_works(s); };                  // dependency gate (optional)
+//   b.sizes = [&](int block) { return course::testing::sizes_with(block, {t - 1, t, t + 1}); };
+//   b.check = [&](std::size_t n, int block) { return check_one(n, block); };   // false at the first failure
+//   b.reject = [&](int bad_block) { check_rejects(1, bad_block); };  // each of bad_blocks
+//   course::testing::check_battery(b);
+//
+// The graded race check of a task (check_race_free) and the loop over blocks x sizes (check_each) are the same
+// for every task too. Test cases stay literal TEST_CASE("TODO(NN.k) ...") lines in checks.cpp, one per case:
+// the grader reads their names from that file (tools/grading/doctest_xml.py) to know which cases must report.
+#pragma once
+
+#include "course/checker.hpp"
+#include "course/testing.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace course::testing {
+
+// Block sizes every launcher must reject: not a power of two in [32, 1024].
+inline const std::vector<int> bad_blocks{0, 16, 31, 33, 48, 96, 2048, -32};
+// The blocks a graded race check runs (its small cases under compute-sanitizer): the smallest, a middle one and
+// the largest.
+inline const std::vector<int> race_blocks{32, 256, 1024};
+
+// standard_sizes(block) and `extra`, sorted, each once.
+std::vector<std::size_t> sizes_with(int block, const std::vector<std::size_t>& extra);
+
+using Sizes = std::function<std::vector<std::size_t>(int block)>;
+using SizeCheck = std::function<bool(std::size_t n, int block)>;
+
+// The largest of sizes(block) over every power-of-two block.
+std::size_t largest_of(const Sizes& sizes);
+
+// check(n, block) for every block and each of its sizes, in that order, until one fails: false then.
+bool check_each(const std::vector<int>& blocks, const Sizes& sizes, const SizeCheck& check);
+
+// The element of buffer `buffer` of `r` that the call wrote outside its `count` elements (its lead and its tail
+// must still hold `poison` in every byte), counted from the first of the count (negative: in the lead), the first
+// one found from the buffer's start; nullopt when there is none.
+std::optional<long long> written_outside(const checker::Result& r, std::size_t buffer, std::size_t count,
+                                         unsigned char poison);
+
+struct Battery {
+    std::string task;                 // "TODO(07.3)"
+    Sizes sizes;                      // sizes x blocks: the sizes checked at each block
+    SizeCheck check;                  // the checked calls of one n and block (inputs, kinds, start offsets)
+    std::vector<int> blocks = power_of_two_blocks();
+    std::function<bool()> gate;                 // optional: the task it builds on works (else a check failed)
+    std::function<void()> unique;               // optional: the task's own checks, after sizes x blocks
+    std::function<void(int bad_block)> reject;  // optional: a call with this block must be rejected
+    std::function<void()> bad_arguments;        // optional: the task's other bad arguments
+};
+
+// The gate (nothing more when it fails), then sizes x blocks (up to the first failure), the task's own checks, a
+// call with each of bad_blocks and the other bad arguments.
+void check_battery(const Battery& b);
+
+// The graded race check of `task` (lessons about barriers and warp synchronization): `small_cases` in a runner
+// under compute-sanitizer racecheck, then synccheck (check_tool_clean). When a case of the task already failed in
+// this run (doctest runs a file's cases in order: the race check comes after the others) the task fails anyway,
+// and the slow sanitizer runs are left out. REQUIRE_GPU first.
+void check_race_free(const std::string& task, const std::function<void()>& small_cases);
+
+// True when a test case of `task` ("TODO(07.5)") failed earlier in this run.
+bool task_failed(const std::string& task);
+
+// A dependency gate: `problem` is what is wrong with `earlier_call` of the task this one builds on ("" when
+// nothing). Fails the check naming both tasks ("TODO(07.5): depends on TODO(07.4) (scan_warp_shuffle(n=8192,
+// block=256)), which fails: ...; fix TODO(07.4) first") and returns false unless the problem is empty.
+bool depends_on(const std::string& task, const std::string& earlier_task, const std::string& earlier_call,
+                const std::string& problem);
+
+}  // namespace course::testing

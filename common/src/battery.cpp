@@ -1,0 +1,110 @@
+#include "course/battery.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace course::testing {
+
+std::vector<std::size_t> sizes_with(int block, const std::vector<std::size_t>& extra)
+{
+    std::vector<std::size_t> sizes = standard_sizes(block);
+    sizes.insert(sizes.end(), extra.begin(), extra.end());
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+}
+
+std::size_t largest_of(const Sizes& sizes)
+{
+    std::size_t largest = 0;
+    for (int block : power_of_two_blocks())
+        for (std::size_t n : sizes(block)) largest = std::max(largest, n);
+    return largest;
+}
+
+bool check_each(const std::vector<int>& blocks, const Sizes& sizes, const SizeCheck& check)
+{
+    for (int block : blocks)
+        for (std::size_t n : sizes(block))
+            if (!check(n, block)) return false;
+    return true;
+}
+
+std::optional<long long> written_outside(const checker::Result& r, std::size_t buffer, std::size_t count,
+                                         unsigned char poison)
+{
+    const checker::Result::Bytes& b = r.buffers.at(buffer);
+    const std::size_t elements = b.size / b.elem;
+    const auto poisoned = [&](std::size_t k) {
+        return std::all_of(b.data + k * b.elem, b.data + (k + 1) * b.elem, [&](unsigned char c) { return c == poison; });
+    };
+    for (std::size_t k = 0; k < elements; ++k)
+        if ((k < b.lead || k >= b.lead + count) && !poisoned(k))
+            return static_cast<long long>(k) - static_cast<long long>(b.lead);
+    return std::nullopt;
+}
+
+void check_battery(const Battery& b)
+{
+    if (b.gate && !b.gate()) return;
+    check_each(b.blocks, b.sizes, b.check);
+    if (b.unique) b.unique();
+    if (b.reject)
+        for (int block : bad_blocks) b.reject(block);
+    if (b.bad_arguments) b.bad_arguments();
+}
+
+namespace {
+
+// The tasks with a failed test case so far ("TODO(07.5)"), noted as each case ends.
+std::set<std::string> failed_tasks;
+
+std::string task_of(const std::string& case_name)  // "TODO(07.5) ..." -> "TODO(07.5)"
+{
+    return case_name.rfind("TODO(", 0) == 0 ? case_name.substr(0, case_name.find(')') + 1) : std::string();
+}
+
+struct FailedTasks : doctest::IReporter {
+    std::string current;
+    explicit FailedTasks(const doctest::ContextOptions&) {}
+    void report_query(const doctest::QueryData&) override {}
+    void test_run_start() override {}
+    void test_run_end(const doctest::TestRunStats&) override {}
+    void test_case_start(const doctest::TestCaseData& data) override { current = data.m_name; }
+    void test_case_reenter(const doctest::TestCaseData&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats& stats) override
+    {
+        if (!stats.testCaseSuccess && !task_of(current).empty()) failed_tasks.insert(task_of(current));
+    }
+    void test_case_exception(const doctest::TestCaseException&) override {}
+    void subcase_start(const doctest::SubcaseSignature&) override {}
+    void subcase_end() override {}
+    void log_assert(const doctest::AssertData&) override {}
+    void log_message(const doctest::MessageData&) override {}
+    void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+REGISTER_LISTENER("course_failed_tasks", 2, FailedTasks);
+
+}  // namespace
+
+bool task_failed(const std::string& task) { return failed_tasks.count(task) > 0; }
+
+void check_race_free(const std::string& task, const std::function<void()>& small_cases)
+{
+    REQUIRE_GPU();
+    if (task_failed(task)) {
+        VERIFY(false, task << ": racecheck and synccheck were not run: the checks above fail already");
+        return;
+    }
+    for (const char* tool : {"racecheck", "synccheck"}) check_tool_clean(task, tool, small_cases);
+}
+
+bool depends_on(const std::string& task, const std::string& earlier_task, const std::string& earlier_call,
+                const std::string& problem)
+{
+    VERIFY(problem.empty(), task << ": depends on " << earlier_task << " (" << earlier_call << "), which fails: "
+                                 << problem << "; fix " << earlier_task << " first");
+    return problem.empty();
+}
+
+}  // namespace course::testing
