@@ -93,68 +93,103 @@ Call scan_call(const Scan& s, ScanKind kind, std::size_t n, int block, std::size
 }
 
 // ------------------------------------------------------------------------------------------ judging
-// What is wrong with the output (buffer 1) of the call that gave `r`, "" when nothing: the call returned,
-// `wrong(got)` finds nothing wrong in its n elements, and the elements before them (a misaligned call's lead) and
-// the guard after them still hold the poison.
-template <class T, class Judge>
-std::string output_problem(const Result& r, std::size_t n, const Judge& wrong)
-{
-    if (!r.ok()) return r.what();
-    if (std::string problem = wrong(r.elements<T>(1)); !problem.empty()) return problem;
-    const auto outside = course::testing::written_outside(r, 1, n, poison);
-    return outside ? "wrote outside its output (element " + std::to_string(*outside) + ")" : "";
-}
-
-// Ints in sealed shared memory, with their whole inclusive and exclusive scans: the scan of the first n
-// elements is the first n elements of those.
-struct IntData {
-    explicit IntData(std::vector<int> v)
+// Values in sealed shared memory, with their whole inclusive and exclusive scans (ints wrap like the GPU's adds,
+// floats are summed in double): the scan of the first n elements is the first n elements of those.
+template <class T, class Acc>
+struct ScanData {
+    using Value = T;
+    explicit ScanData(std::vector<T> v)
         : values(std::move(v)), input(values), inclusive(values.size()), exclusive(values.size())
     {
         course::inclusive_scan_reference(values.data(), inclusive.data(), values.size());
         course::exclusive_scan_reference(values.data(), exclusive.data(), values.size());
     }
-    // The expected scan of values[first, first + n) (computed into `shifted` when first > 0).
-    const int* expected(ScanKind kind, std::size_t first, std::size_t n, std::vector<int>& shifted) const
-    {
-        if (first == 0) return (kind == ScanKind::inclusive ? inclusive : exclusive).data();
-        shifted.resize(n);
-        if (kind == ScanKind::inclusive) course::inclusive_scan_reference(values.data() + first, shifted.data(), n);
-        else course::exclusive_scan_reference(values.data() + first, shifted.data(), n);
-        return shifted.data();
-    }
-    std::vector<int> values;
+    std::vector<T> values;
     Input input;
-    std::vector<int> inclusive, exclusive;
+    std::vector<Acc> inclusive, exclusive;
 };
+using IntData = ScanData<int, int>;
+using FloatData = ScanData<float, double>;
 
-// Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
-std::vector<int> wrapping_values(std::size_t n) { return course::random_ints(n, seed(2), 1 << 30, INT_MAX); }
-
-// What is wrong with `s` scanning data[first, first + n) into a poisoned output, both pointers `first`
-// elements into their buffers (first = 1: not 16-byte aligned); "" when nothing.
-std::string int_scan_problem(const Scan& s, ScanKind kind, const IntData& data, std::size_t n, int block,
-                             std::size_t max_n, std::size_t first = 0)
+// What is wrong with `got`, the scan of data[first, first + n), "" when nothing: ints exactly equal to the
+// reference (of values[first, ...), computed here when first > 0).
+std::string mismatch(const IntData& data, ScanKind kind, std::size_t first, std::size_t n, const int* got, bool)
 {
-    const Result r = course::checker::run(scan_call(s, kind, n, block, max_n)
-                                              .input(data.input, first, n, first)
-                                              .output<int>(n, poison, guard, first));
-    std::vector<int> shifted;
-    const int* expected = data.expected(kind, first, n, shifted);
-    return output_problem<int>(r, n, [&](const int* got) -> std::string {
-        const auto mm = course::first_mismatch(expected, got, n);
-        return mm ? course::describe(*mm, n) : "";
-    });
+    std::vector<int> shifted(first > 0 ? n : 0);
+    if (first > 0 && kind == ScanKind::inclusive) course::inclusive_scan_reference(data.values.data() + first, shifted.data(), n);
+    if (first > 0 && kind == ScanKind::exclusive) course::exclusive_scan_reference(data.values.data() + first, shifted.data(), n);
+    const int* expected = first > 0 ? shifted.data() : (kind == ScanKind::inclusive ? data.inclusive : data.exclusive).data();
+    const auto mm = course::first_mismatch(expected, got, n);
+    return mm ? course::describe(*mm, n) : "";
 }
 
-bool check_int_scan(const Scan& s, ScanKind kind, const IntData& data, std::size_t n, int block, std::size_t max_n,
-                    const std::string& what, std::size_t first = 0)
+// Floats (first = 0): every element within float_scan_tolerance of the double reference (docs/07_scan.md,
+// "Floats"), or, `exact`, equal to it.
+std::string mismatch(const FloatData& data, ScanKind kind, std::size_t, std::size_t n, const float* got, bool exact)
+{
+    const bool inclusive = kind == ScanKind::inclusive;
+    const std::vector<double>& expected = inclusive ? data.inclusive : data.exclusive;
+    double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
+    for (std::size_t i = 0; i < n; ++i) {
+        if (inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
+        const double tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
+        const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
+        if (!(error <= tolerance)) {  // also catches NaN
+            std::ostringstream s;
+            s.precision(9);
+            s << "element " << i << " of " << n << " is " << got[i] << ", expected " << expected[i] << " +- "
+              << tolerance;
+            return s.str();
+        }
+        if (!inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
+    }
+    return "";
+}
+
+// `s` scanning data[first, first + n) into a poisoned output, both pointers `first` elements into their buffers
+// (first = 1: not 16-byte aligned); `given`: a runner parameter set to 1 (scan_runner.cpp), or none.
+template <class Data>
+Result run_scan(const Scan& s, ScanKind kind, const Data& data, std::size_t n, int block, std::size_t max_n,
+                std::size_t first = 0, const char* given = nullptr)
+{
+    Call c = scan_call(s, kind, n, block, max_n);
+    if (given != nullptr) c.param(given, 1);
+    return course::checker::run(
+        c.input(data.input, first, n, first).template output<typename Data::Value>(n, poison, guard, first));
+}
+
+// What is wrong with `r`, the result of run_scan(...) with these arguments, "" when nothing: the call returned,
+// its n elements are right, and the elements before them and the guard after them still hold the poison.
+template <class Data>
+std::string scan_problem(const Result& r, ScanKind kind, const Data& data, std::size_t n, std::size_t first = 0,
+                         bool exact = false)
+{
+    if (!r.ok()) return r.what();
+    const std::string wrong = mismatch(data, kind, first, n, r.elements<typename Data::Value>(1), exact);
+    if (!wrong.empty()) return wrong;
+    const auto outside = course::testing::written_outside(r, 1, n, poison);
+    return outside ? "wrote outside its output (element " + std::to_string(*outside) + ")" : "";
+}
+
+template <class Data>
+std::string problem_of(const Scan& s, ScanKind kind, const Data& data, std::size_t n, int block, std::size_t max_n,
+                       std::size_t first = 0, bool exact = false)
+{
+    return scan_problem(run_scan(s, kind, data, n, block, max_n, first), kind, data, n, first, exact);
+}
+
+template <class Data>
+bool check_call(const Scan& s, ScanKind kind, const Data& data, std::size_t n, int block, std::size_t max_n,
+                const std::string& what, std::size_t first = 0, bool exact = false)
 {
     const std::string label = course::testing::detail::note_call(s.task, what + " " + to_string(kind));
-    const std::string problem = int_scan_problem(s, kind, data, n, block, max_n, first);
+    const std::string problem = problem_of(s, kind, data, n, block, max_n, first, exact);
     VERIFY(problem.empty(), label << ": " << problem);
     return problem.empty();
 }
+
+// Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
+std::vector<int> wrapping_values(std::size_t n) { return course::random_ints(n, seed(2), 1 << 30, INT_MAX); }
 
 // `s` must reject these arguments before it runs anything. Its pointers hold an address below Linux's
 // mmap_min_addr, never a buffer: a launcher that runs the call anyway faults.
@@ -177,7 +212,7 @@ bool earlier_task_works(const Scan& s)
     const std::size_t n = earlier.tile(256);
     const IntData data(course::random_ints(n, seed(9)));
     return course::testing::depends_on(s.task, earlier.task, call(earlier.op, n, 256),
-                                       int_scan_problem(earlier, ScanKind::inclusive, data, n, 256, n));
+                                       problem_of(earlier, ScanKind::inclusive, data, n, 256, n));
 }
 
 // Both kinds of `s` at n and block: checked up to what the scan takes, rejected past a single-block scan's limit.
@@ -186,7 +221,7 @@ bool check_both_kinds(const Scan& s, const IntData& data, std::size_t n, int blo
     const std::size_t most = capacity(s, block);
     for (ScanKind kind : both_kinds) {
         if (n <= most) {
-            if (!check_int_scan(s, kind, data, n, block, max_n, call(s.op, n, block))) return false;
+            if (!check_call(s, kind, data, n, block, max_n, call(s.op, n, block))) return false;
         } else if (!s.multi_tile()) {
             check_rejects(s, n, block, max_n, " (past its limit " + std::to_string(most) + ")", kind);
         }
@@ -211,9 +246,9 @@ void check_scan(const Scan& s)
             for (ScanKind kind : both_kinds) {
                 const std::size_t wraps = std::min(capacity(s, block), wrapping_n);
                 const std::string wrapping_call = call(s.op, wraps, block) + " with wrapping int32 sums";
-                if (!check_int_scan(s, kind, wrapping, wraps, block, max_n, wrapping_call)) return;
+                if (!check_call(s, kind, wrapping, wraps, block, max_n, wrapping_call)) return;
                 if (s.misaligned && block == 256 &&
-                    !check_int_scan(s, kind, data, misaligned_n, block, max_n,
+                    !check_call(s, kind, data, misaligned_n, block, max_n,
                                     call(s.op, misaligned_n, block) + " on pointers 4 bytes past 16-byte alignment", 1))
                     return;
             }
@@ -291,19 +326,9 @@ void check_large(const Scan& s, std::size_t n = large_n)
 // max_n): before that they have nothing to judge.
 bool single_pass_works(const IntData& data, std::size_t max_n)
 {
-    if (int_scan_problem(single_pass, ScanKind::inclusive, data, data.values.size(), 256, max_n).empty()) return true;
+    if (problem_of(single_pass, ScanKind::inclusive, data, data.values.size(), 256, max_n).empty()) return true;
     MESSAGE("scan_single_pass (TODO(07.5)) does not scan right yet: nothing to judge here");
     return false;
-}
-
-// scan_single_pass of all of `data`, inclusive, block 256, with the runner's parameter `given` set (see
-// scan_runner.cpp), or none.
-Result run_single_pass(const IntData& data, std::size_t max_n, const char* given = nullptr)
-{
-    const std::size_t n = data.values.size();
-    Call c = scan_call(single_pass, ScanKind::inclusive, n, 256, max_n);
-    if (given != nullptr) c.param(given, 1);
-    return course::checker::run(c.input(data.input, 0, n).output<int>(n, poison, guard));
 }
 
 // Given code: scan_single_pass's host-side bookkeeping of its ScanWorkspace (which status words the next launch
@@ -317,11 +342,11 @@ void check_single_pass_after_pending_error()
     const std::size_t n = 100003, max_n = 200000;
     const IntData data(course::random_ints(n, seed(11)));
     if (!single_pass_works(data, max_n)) return;
-    const Result failed = run_single_pass(data, max_n, "pending_error");
+    const Result failed = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n, 0, "pending_error");
     VERIFY(failed.outcome == Result::Outcome::error,
            "scan_single_pass called with an unrelated CUDA error pending must fail with that error; it " << failed.what());
     for (int round = 0; round < 3; ++round) {
-        const std::string problem = int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n);
+        const std::string problem = problem_of(single_pass, ScanKind::inclusive, data, n, 256, max_n);
         VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256), scan " << round + 1
                                 << " on the same ScanWorkspace after a call that failed: " << problem);
     }
@@ -336,70 +361,18 @@ void check_single_pass_after_stale_record()
     const std::size_t n = 1000003, max_n = 2000000;
     const IntData data(course::random_ints(n, seed(12)));
     if (!single_pass_works(data, max_n)) return;
-    const std::string problem = output_problem<int>(run_single_pass(data, max_n, "stale_timeout_record"), n,
-                                                    [&](const int* got) -> std::string {
-                                                        const auto mm = course::first_mismatch(data.inclusive.data(), got, n);
-                                                        return mm ? course::describe(*mm, n) : "";
-                                                    });
+    const Result stale = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n, 0, "stale_timeout_record");
+    const std::string problem = scan_problem(stale, ScanKind::inclusive, data, n);
     VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256) with an earlier launch's look-back record "
                             "still in its ScanWorkspace: " << problem);
-    const Result reported = run_single_pass(data, max_n);
+    const Result reported = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n);
     VERIFY(reported.outcome == Result::Outcome::error && reported.message.find("tile 5 waited on tile 3") != std::string::npos,
            "the next check() must report the old record (tile 5 waited on tile 3); the call " << reported.what());
-    VERIFY(int_scan_problem(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty(),
+    VERIFY(problem_of(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty(),
            "scan_single_pass after the old record was reported must be right");
 }
 
 // ------------------------------------------------------------------------------------ 07.5: float scans
-// Floats in sealed shared memory, with their scans accumulated in double.
-struct FloatData {
-    explicit FloatData(std::vector<float> v)
-        : values(std::move(v)), input(values), inclusive(values.size()), exclusive(values.size())
-    {
-        course::inclusive_scan_reference(values.data(), inclusive.data(), values.size());
-        course::exclusive_scan_reference(values.data(), exclusive.data(), values.size());
-    }
-    std::vector<float> values;
-    Input input;
-    std::vector<double> inclusive, exclusive;
-};
-
-// Every element of the float scan within float_scan_tolerance of the double reference (docs/07_scan.md, "Floats"), or,
-// `exact`, equal to it; "" when so.
-std::string float_mismatch(const FloatData& data, ScanKind kind, std::size_t n, const float* got, bool exact)
-{
-    const bool inclusive = kind == ScanKind::inclusive;
-    const std::vector<double>& expected = inclusive ? data.inclusive : data.exclusive;
-    double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
-    for (std::size_t i = 0; i < n; ++i) {
-        if (inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
-        const double tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
-        const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
-        if (!(error <= tolerance)) {  // also catches NaN
-            std::ostringstream s;
-            s.precision(9);
-            s << "element " << i << " of " << n << " is " << got[i] << ", expected " << expected[i] << " +- "
-              << tolerance;
-            return s.str();
-        }
-        if (!inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
-    }
-    return "";
-}
-
-bool check_float_scan(const FloatData& data, ScanKind kind, std::size_t n, int block, std::size_t max_n,
-                      const std::string& what, bool exact)
-{
-    const Scan& s = single_pass_float;
-    const std::string label = course::testing::detail::note_call(s.task, what + " " + to_string(kind));
-    const Result r = course::checker::run(
-        scan_call(s, kind, n, block, max_n).input(data.input, 0, n).output<float>(n, poison, guard));
-    const std::string problem = output_problem<float>(
-        r, n, [&](const float* got) { return float_mismatch(data, kind, n, got, exact); });
-    VERIFY(problem.empty(), label << ": " << problem);
-    return problem.empty();
-}
-
 // Random floats in [-1, 1) (every order of additions rounds differently; the bound covers them all) and whole
 // numbers in [-100, 100] whose every partial sum stays below 2^23 in magnitude: each sum of a contiguous range is
 // then below 2^24, so every float addition a scan makes is exact, in any order.
@@ -421,8 +394,8 @@ void check_float_scans()
     b.check = [&](std::size_t n, int block) {
         const std::string what = call(s.op, n, block);
         for (ScanKind kind : both_kinds)
-            if (n <= largest && (!check_float_scan(values, kind, n, block, max_n, what, false) ||
-                                 !check_float_scan(whole, kind, n, block, max_n, what + " of whole numbers", true)))
+            if (n <= largest && (!check_call(s, kind, values, n, block, max_n, what) ||
+                                 !check_call(s, kind, whole, n, block, max_n, what + " of whole numbers", 0, true)))
                 return false;
         return true;
     };
