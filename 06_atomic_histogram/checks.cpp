@@ -44,7 +44,6 @@ const Function sub_histograms{"TODO(06.4)", "histogram_sub_histograms"};
 const Function vectorized{"TODO(06.5)", "histogram_vectorized"};
 
 constexpr unsigned char poison = 0xAB;  // every byte of the bins and their guard words before a call
-constexpr unsigned poison_word = 0xABABABABu;
 constexpr std::size_t guard_bins = 256;    // poisoned words before and after d_bins[0, 256)
 constexpr std::size_t guard_bytes = 4096;  // input bytes after n, counted by a read at or past n
 constexpr std::size_t max_offset = 15;     // start pointers +0 .. +15 past a device buffer's (256-byte aligned) start
@@ -324,27 +323,19 @@ void check_large(const Function& f)
     const std::uint8_t equal = 0xA7;
     equal_bins[equal] = large_n;
 
-    struct Large {
-        Input tile;  // repeated over the buffer by the runner
-        const char* bytes;
-        const Histogram256& expected;
-        int block;
-    };
-    const Input pattern(period), same(std::vector<std::uint8_t>(16, equal));
-    const Large cases[] = {
-        {pattern, "a repeated pattern of random bytes and runs", pattern_bins, 32},
-        {pattern, "a repeated pattern of random bytes and runs", pattern_bins, 256},
-        {pattern, "a repeated pattern of random bytes and runs", pattern_bins, 1024},
-        {same, "identical bytes", equal_bins, 256},
-    };
-    for (const Large& c : cases) {
-        const std::string what = call(f.name, large_n, c.block) + " on " + c.bytes +
+    // The runner repeats `tile` over the buffer.
+    const auto check_large_case = [&](const Input& tile, const char* bytes, const Histogram256& expected, int block) {
+        const std::string what = call(f.name, large_n, block) + " on " + bytes +
                                  ", start pointer +3 (past 2^31 bytes: is every index 64-bit?)";
         course::testing::detail::note_call(f.task, what);
-        Call request(f.name, large_n, c.block);
-        request.periodic(c.tile, large_n, course::boundary::Role::in, large_first).timeout(std::chrono::seconds(300));
-        if (!check_bins(f, what, course::checker::run(with_bins(request)), c.expected, large_n, nullptr)) return;
-    }
+        Call request(f.name, large_n, block);
+        request.periodic(tile, large_n, course::boundary::Role::in, large_first).timeout(std::chrono::seconds(300));
+        return check_bins(f, what, course::checker::run(with_bins(request)), expected, large_n, nullptr);
+    };
+    const Input pattern(period), same(std::vector<std::uint8_t>(16, equal));
+    for (int block : {32, 256, 1024})
+        if (!check_large_case(pattern, "a repeated pattern of random bytes and runs", pattern_bins, block)) return;
+    check_large_case(same, "identical bytes", equal_bins, 256);
 }
 
 }  // namespace

@@ -233,6 +233,7 @@ bool check_both_kinds(const Scan& s, const IntData& data, std::size_t n, int blo
 // rejected); then wrapping sums and misaligned pointers at every block, both kinds; then the bad arguments.
 void check_scan(const Scan& s)
 {
+    REQUIRE_GPU();
     const std::size_t max_n = largest_size() + 1;
     const IntData data(course::random_ints(capacity(s, 1024) + 1, seed(s.multi_tile() ? 3 : 1)));
     const IntData wrapping(wrapping_values(std::min(capacity(s, 1024), wrapping_n)));
@@ -264,13 +265,13 @@ void check_scan(const Scan& s)
 // The graded race check: blocks 32, 256, 1024 x small_sizes(), both kinds, under racecheck, then synccheck.
 void check_race_free(const Scan& s)
 {
-    std::size_t max_n = 0;
-    for (int block : course::testing::race_blocks)
-        for (std::size_t n : small_sizes(s, block)) max_n = std::max(max_n, n);
+    const auto small = [&](int block) { return small_sizes(s, block); };
+    const std::size_t max_n = course::testing::largest_of(small, course::testing::race_blocks);
     const IntData data(course::random_ints(max_n, seed(8)));
     course::testing::check_race_free(s.task, [&] {
-        course::testing::check_each(course::testing::race_blocks, [&](int block) { return small_sizes(s, block); },
-                                    [&](std::size_t n, int block) { return check_both_kinds(s, data, n, block, max_n); });
+        course::testing::check_each(course::testing::race_blocks, small, [&](std::size_t n, int block) {
+            return check_both_kinds(s, data, n, block, max_n);
+        });
     });
 }
 
@@ -378,6 +379,7 @@ void check_single_pass_after_stale_record()
 // then below 2^24, so every float addition a scan makes is exact, in any order.
 void check_float_scans()
 {
+    REQUIRE_GPU();
     const Scan& s = single_pass_float;
     const std::size_t largest = largest_size();
     const std::size_t max_n = largest + 1;
@@ -475,7 +477,6 @@ void check_look_back(const LookBack& lb)
 // ---------------------------------------------------------------------------------------------------- 07.1
 TEST_CASE("TODO(07.1) scan_hillis_steele: n <= block, every block, inclusive and exclusive, limits")
 {
-    REQUIRE_GPU();
     check_scan(hillis_steele);
 }
 TEST_CASE("TODO(07.1) racecheck and synccheck") { check_race_free(hillis_steele); }
@@ -483,7 +484,6 @@ TEST_CASE("TODO(07.1) racecheck and synccheck") { check_race_free(hillis_steele)
 // ---------------------------------------------------------------------------------------------------- 07.2
 TEST_CASE("TODO(07.2) scan_blelloch: n <= 2 * block, every block, inclusive and exclusive, limits")
 {
-    REQUIRE_GPU();
     check_scan(blelloch);
 }
 TEST_CASE("TODO(07.2) racecheck and synccheck") { check_race_free(blelloch); }
@@ -491,7 +491,6 @@ TEST_CASE("TODO(07.2) racecheck and synccheck") { check_race_free(blelloch); }
 // ---------------------------------------------------------------------------------------------------- 07.3
 TEST_CASE("TODO(07.3) scan_multiblock: any n, every block, 1 to 4 recursion levels, inclusive and exclusive")
 {
-    REQUIRE_GPU();
     check_scan(multiblock);
 }
 TEST_CASE("TODO(07.3) large: scan_multiblock of 2^31 + 65543 ints") { check_large(multiblock); }
@@ -500,7 +499,6 @@ TEST_CASE("TODO(07.3) racecheck and synccheck") { check_race_free(multiblock); }
 // ---------------------------------------------------------------------------------------------------- 07.4
 TEST_CASE("TODO(07.4) scan_warp_shuffle: any n, every block, misaligned pointers, inclusive and exclusive")
 {
-    REQUIRE_GPU();
     check_scan(warp_shuffle);
 }
 TEST_CASE("TODO(07.4) large: scan_warp_shuffle of 2^31 + 65543 ints") { check_large(warp_shuffle); }
@@ -517,12 +515,10 @@ TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier lau
 }
 TEST_CASE("TODO(07.5) scan_single_pass: any n, every block, misaligned pointers, inclusive and exclusive")
 {
-    REQUIRE_GPU();
     check_scan(single_pass);
 }
 TEST_CASE("TODO(07.5) scan_single_pass<float>: within the derived bound; integer-valued floats exactly")
 {
-    REQUIRE_GPU();
     check_float_scans();
 }
 // The look-back alone: the window slides (100 A's; a P 40 tiles back), the nearest P ends it, an X is waited

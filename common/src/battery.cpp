@@ -14,10 +14,10 @@ std::vector<std::size_t> sizes_with(int block, const std::vector<std::size_t>& e
     return sizes;
 }
 
-std::size_t largest_of(const Sizes& sizes)
+std::size_t largest_of(const Sizes& sizes, const std::vector<int>& blocks)
 {
     std::size_t largest = 0;
-    for (int block : power_of_two_blocks())
+    for (int block : blocks)
         for (std::size_t n : sizes(block)) largest = std::max(largest, n);
     return largest;
 }

@@ -38,8 +38,8 @@ std::vector<std::size_t> sizes_with(int block, const std::vector<std::size_t>& e
 using Sizes = std::function<std::vector<std::size_t>(int block)>;
 using SizeCheck = std::function<bool(std::size_t n, int block)>;
 
-// The largest of sizes(block) over every power-of-two block.
-std::size_t largest_of(const Sizes& sizes);
+// The largest of sizes(block) over `blocks`.
+std::size_t largest_of(const Sizes& sizes, const std::vector<int>& blocks = power_of_two_blocks());
 
 // check(n, block) for every block and each of its sizes, in that order, until one fails: false then.
 bool check_each(const std::vector<int>& blocks, const Sizes& sizes, const SizeCheck& check);
