@@ -5,6 +5,7 @@
 // matched the filters; 77 nothing failed but GPU cases could not run here (Meson reports SKIP; the reason,
 // in CUDA's words, is printed). A GPU test can therefore never pass silently on a machine without a GPU.
 #define DOCTEST_CONFIG_IMPLEMENT
+#include "course/battery.hpp"
 #include "course/testing.hpp"
 
 #include <cstdio>
@@ -27,7 +28,10 @@ struct CaseCounter : doctest::IReporter {
         current_case = data.m_name;
     }
     void test_case_reenter(const doctest::TestCaseData&) override {}
-    void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats& stats) override
+    {
+        course::testing::detail::case_ended(current_case, stats.testCaseSuccess);  // course::testing::task_failed
+    }
     // A crash (SIGSEGV, SIGABRT, ...) ends the program inside doctest's signal handler, before main() could
     // print the seed: print it here, after doctest has named the test case that crashed.
     void test_case_exception(const doctest::TestCaseException& e) override

@@ -73,6 +73,9 @@ void check_race_free(const std::string& task, const std::function<void()>& small
 
 // True when a test case of `task` ("TODO(07.5)") failed earlier in this run.
 bool task_failed(const std::string& task);
+namespace detail {
+void case_ended(const std::string& name, bool passed);  // the doctest main's listener tells every case's end
+}
 
 // A dependency gate: `problem` is what is wrong with `earlier_call` of the task this one builds on ("" when
 // nothing). Fails the check naming both tasks ("TODO(07.5): depends on TODO(07.4) (scan_warp_shuffle(n=8192,
