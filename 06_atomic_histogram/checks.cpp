@@ -15,13 +15,10 @@
 #include "course/data.hpp"
 #include "course/reference.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <numeric>
 #include <string>
-#include <utility>
 #include <vector>
 
 using course::Histogram256;
@@ -104,29 +101,12 @@ const std::vector<const ByteKind*> every_kind{&uniform,    &skewed,     &identic
 
 // The bytes of one kind in sealed shared memory (made once per test case), with the CPU histograms of their
 // ranges, each computed once.
-class Bytes {
-public:
+struct Bytes : course::testing::RangeData<std::uint8_t, Histogram256> {
     Bytes(const ByteKind& kind, std::size_t size)
-        : name_(kind.name), input_(kind.make(size, course::testing::seed(kind.salt)))
+        : RangeData(kind.make(size, course::testing::seed(kind.salt)), course::histogram_reference), name(kind.name)
     {
     }
-    const std::string& name() const { return name_; }
-    const Input& input() const { return input_; }
-    const std::uint8_t* data() const { return input_.data<std::uint8_t>(); }
-
-    const Histogram256& expected(std::size_t first, std::size_t n) const
-    {
-        const auto key = std::make_pair(first, n);
-        auto found = expected_.find(key);
-        if (found == expected_.end())
-            found = expected_.emplace(key, course::histogram_reference(data() + first, n)).first;
-        return found->second;
-    }
-
-private:
-    std::string name_;
-    Input input_;
-    mutable std::map<std::pair<std::size_t, std::size_t>, Histogram256> expected_;
+    std::string name;
 };
 
 // One input per kind, long enough for n bytes from any start offset and the guard after them.
@@ -171,7 +151,7 @@ bool check_bins(const Function& f, const std::string& what, const Result& r, con
     if (outside || c == nullptr) return !outside;
 
     const std::vector<std::uint8_t> back = r.whole<std::uint8_t>(0);  // from element 0 of c->bytes
-    const auto changed = course::first_mismatch(c->bytes->data(), back.data(), back.size());
+    const auto changed = course::first_mismatch(c->bytes->values(), back.data(), back.size());
     VERIFY(!changed, f.task << ": " << what << " changed its input: d_in["
                             << static_cast<long long>(changed->index) - static_cast<long long>(c->first) << "] was "
                             << +changed->expected << ", came back " << +changed->got);
@@ -180,7 +160,7 @@ bool check_bins(const Function& f, const std::string& what, const Result& r, con
 
 bool check_case(const Function& f, const Case& c, bool own_stream = false)
 {
-    const std::string what = call(f.name, c.n, c.block) + " on " + c.bytes->name() + ", start pointer +" +
+    const std::string what = call(f.name, c.n, c.block) + " on " + c.bytes->name + ", start pointer +" +
                              std::to_string(c.first) + (own_stream ? " on a non-blocking stream" : "");
     course::testing::detail::note_call(f.task, what);  // a crash inside it prints the task, the call and the seed
     Call request(f.name, c.n, c.block);

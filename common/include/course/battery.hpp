@@ -20,8 +20,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course::testing {
@@ -49,6 +51,30 @@ bool check_each(const std::vector<int>& blocks, const Sizes& sizes, const SizeCh
 // one found from the buffer's start; nullopt when there is none.
 std::optional<long long> written_outside(const checker::Result& r, std::size_t buffer, std::size_t count,
                                          unsigned char poison);
+
+// Values in sealed shared memory, with `reference` of each range [first, first + n) that a check asks for,
+// computed once (06: bytes and their histograms).
+template <class T, class R>
+class RangeData {
+public:
+    RangeData(const std::vector<T>& values, R (*reference)(const T*, std::size_t))
+        : input_(values), reference_(reference)
+    {
+    }
+    const checker::Input& input() const { return input_; }
+    const T* values() const { return input_.data<T>(); }
+    const R& expected(std::size_t first, std::size_t n) const
+    {
+        auto found = expected_.find({first, n});
+        if (found == expected_.end()) found = expected_.emplace(std::make_pair(first, n), reference_(values() + first, n)).first;
+        return found->second;
+    }
+
+private:
+    checker::Input input_;
+    R (*reference_)(const T*, std::size_t);
+    mutable std::map<std::pair<std::size_t, std::size_t>, R> expected_;
+};
 
 struct Battery {
     std::string task;                 // "TODO(07.3)"
