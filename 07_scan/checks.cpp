@@ -115,10 +115,14 @@ using FloatData = ScanData<float, double>;
 // reference (of values[first, ...), computed here when first > 0).
 std::string mismatch(const IntData& data, ScanKind kind, std::size_t first, std::size_t n, const int* got, bool)
 {
+    const int* expected = (kind == ScanKind::inclusive ? data.inclusive : data.exclusive).data();
     std::vector<int> shifted(first > 0 ? n : 0);
-    if (first > 0 && kind == ScanKind::inclusive) course::inclusive_scan_reference(data.values.data() + first, shifted.data(), n);
-    if (first > 0 && kind == ScanKind::exclusive) course::exclusive_scan_reference(data.values.data() + first, shifted.data(), n);
-    const int* expected = first > 0 ? shifted.data() : (kind == ScanKind::inclusive ? data.inclusive : data.exclusive).data();
+    if (first > 0) {
+        const int* in = data.values.data() + first;
+        if (kind == ScanKind::inclusive) course::inclusive_scan_reference(in, shifted.data(), n);
+        else course::exclusive_scan_reference(in, shifted.data(), n);
+        expected = shifted.data();
+    }
     const auto mm = course::first_mismatch(expected, got, n);
     return mm ? course::describe(*mm, n) : "";
 }

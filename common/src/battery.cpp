@@ -36,7 +36,8 @@ std::optional<long long> written_outside(const checker::Result& r, std::size_t b
     const checker::Result::Bytes& b = r.buffers.at(buffer);
     const std::size_t elements = b.size / b.elem;
     const auto poisoned = [&](std::size_t k) {
-        return std::all_of(b.data + k * b.elem, b.data + (k + 1) * b.elem, [&](unsigned char c) { return c == poison; });
+        const unsigned char* element = b.data + k * b.elem;
+        return std::all_of(element, element + b.elem, [&](unsigned char c) { return c == poison; });
     };
     for (std::size_t k = 0; k < elements; ++k)
         if ((k < b.lead || k >= b.lead + count) && !poisoned(k))

@@ -65,8 +65,9 @@ public:
     const T* values() const { return input_.data<T>(); }
     const R& expected(std::size_t first, std::size_t n) const
     {
-        auto found = expected_.find({first, n});
-        if (found == expected_.end()) found = expected_.emplace(std::make_pair(first, n), reference_(values() + first, n)).first;
+        const auto key = std::make_pair(first, n);
+        auto found = expected_.find(key);
+        if (found == expected_.end()) found = expected_.emplace(key, reference_(values() + first, n)).first;
         return found->second;
     }
 
