@@ -323,41 +323,20 @@ void check_large(const Function& f)
     check_large_case(same, "identical bytes", equal_bins, 256);
 }
 
+course::testing::TaskCases kernel_cases(const Function& f, bool race)
+{
+    return {f.task, f.name + ": sizes, distributions, start offsets, blocks, stream, bad arguments",
+            [&f] { check_kernel(f); }, {}, race ? std::function<void()>([&f] { check_race_free(f); }) : nullptr,
+            f.name + " past 2^31 bytes", [&f] { check_large(f); }};
+}
+
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------------- 06.1
-TEST_CASE("TODO(06.1) histogram_cpu: every size and byte distribution, bins zeroed first, n > 2^32 - 1 rejected")
-{
-    check_cpu();
-}
-
-// ---------------------------------------------------------------------------------------------------- 06.2
-TEST_CASE("TODO(06.2) histogram_global_atomics: sizes, distributions, start offsets, blocks, stream, bad arguments")
-{
-    check_kernel(global_atomics);
-}
-TEST_CASE("TODO(06.2) large: histogram_global_atomics past 2^31 bytes") { check_large(global_atomics); }
-
-// ---------------------------------------------------------------------------------------------------- 06.3
-TEST_CASE("TODO(06.3) histogram_shared_atomics: sizes, distributions, start offsets, blocks, stream, bad arguments")
-{
-    check_kernel(shared_atomics);
-}
-TEST_CASE("TODO(06.3) racecheck and synccheck") { check_race_free(shared_atomics); }
-TEST_CASE("TODO(06.3) large: histogram_shared_atomics past 2^31 bytes") { check_large(shared_atomics); }
-
-// ---------------------------------------------------------------------------------------------------- 06.4
-TEST_CASE("TODO(06.4) histogram_sub_histograms: sizes, distributions, start offsets, blocks, stream, bad arguments")
-{
-    check_kernel(sub_histograms);
-}
-TEST_CASE("TODO(06.4) racecheck and synccheck") { check_race_free(sub_histograms); }
-TEST_CASE("TODO(06.4) large: histogram_sub_histograms past 2^31 bytes") { check_large(sub_histograms); }
-
-// ---------------------------------------------------------------------------------------------------- 06.5
-TEST_CASE("TODO(06.5) histogram_vectorized: sizes, distributions, start offsets, blocks, stream, bad arguments")
-{
-    check_kernel(vectorized);
-}
-TEST_CASE("TODO(06.5) racecheck and synccheck") { check_race_free(vectorized); }
-TEST_CASE("TODO(06.5) large: histogram_vectorized past 2^31 bytes") { check_large(vectorized); }
+// ---- the test cases: "TODO(06.k) <function>: ...", "TODO(06.k) racecheck and synccheck" (06.3-06.5: their lessons
+// are barriers) and "TODO(06.k) large: <function> past 2^31 bytes" (06.2-06.5), in that order.
+COURSE_TASK_CASES({cpu.task, "histogram_cpu: every size and byte distribution, bins zeroed first, n > 2^32 - 1 rejected",
+                   check_cpu});
+COURSE_TASK_CASES(kernel_cases(global_atomics, false));
+COURSE_TASK_CASES(kernel_cases(shared_atomics, true));
+COURSE_TASK_CASES(kernel_cases(sub_histograms, true));
+COURSE_TASK_CASES(kernel_cases(vectorized, true));

@@ -18,6 +18,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -476,39 +477,32 @@ void check_look_back(const LookBack& lb)
                                             "later tile may be waiting for it)");
 }
 
+// The look-back alone: the window slides (100 A's; a P 40 tiles back), the nearest P ends it, an X is waited
+// for and counted once it turns into A, and the tile publishes A first and P last.
+void check_look_backs()
+{
+    REQUIRE_GPU();
+    for (const LookBack& lb : look_backs) check_look_back(lb);
+}
+
+// A scan task's test cases: its battery, its own cases, its race check and, for a multi-tile scan, past 2^31.
+course::testing::TaskCases scan_cases(const Scan& s, const char* title,
+                                      std::vector<std::pair<std::string, std::function<void()>>> own = {})
+{
+    return {s.task, s.op + ": " + title, [&s] { check_scan(s); }, std::move(own), [&s] { check_race_free(s); },
+            s.op + " of 2^31 + 65543 ints", s.multi_tile() ? std::function<void()>([&s] { check_large(s); }) : nullptr};
+}
+
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------------- 07.1
-TEST_CASE("TODO(07.1) scan_hillis_steele: n <= block, every block, inclusive and exclusive, limits")
-{
-    check_scan(hillis_steele);
-}
-TEST_CASE("TODO(07.1) racecheck and synccheck") { check_race_free(hillis_steele); }
+// ---- the test cases: "TODO(07.k) <scan>: ...", the task's own cases (07.5's float scans and look-back probes),
+// "TODO(07.k) racecheck and synccheck" and "TODO(07.k) large: <scan> of 2^31 + 65543 ints" (07.3-07.5), in that
+// order. (07.1 and 07.2 are single-block scans, n <= 2 * block: nothing of theirs reaches 2^31.)
+COURSE_TASK_CASES(scan_cases(hillis_steele, "n <= block, every block, inclusive and exclusive, limits"));
+COURSE_TASK_CASES(scan_cases(blelloch, "n <= 2 * block, every block, inclusive and exclusive, limits"));
+COURSE_TASK_CASES(scan_cases(multiblock, "any n, every block, 1 to 4 recursion levels, inclusive and exclusive"));
+COURSE_TASK_CASES(scan_cases(warp_shuffle, "any n, every block, misaligned pointers, inclusive and exclusive"));
 
-// ---------------------------------------------------------------------------------------------------- 07.2
-TEST_CASE("TODO(07.2) scan_blelloch: n <= 2 * block, every block, inclusive and exclusive, limits")
-{
-    check_scan(blelloch);
-}
-TEST_CASE("TODO(07.2) racecheck and synccheck") { check_race_free(blelloch); }
-
-// ---------------------------------------------------------------------------------------------------- 07.3
-TEST_CASE("TODO(07.3) scan_multiblock: any n, every block, 1 to 4 recursion levels, inclusive and exclusive")
-{
-    check_scan(multiblock);
-}
-TEST_CASE("TODO(07.3) large: scan_multiblock of 2^31 + 65543 ints") { check_large(multiblock); }
-TEST_CASE("TODO(07.3) racecheck and synccheck") { check_race_free(multiblock); }
-
-// ---------------------------------------------------------------------------------------------------- 07.4
-TEST_CASE("TODO(07.4) scan_warp_shuffle: any n, every block, misaligned pointers, inclusive and exclusive")
-{
-    check_scan(warp_shuffle);
-}
-TEST_CASE("TODO(07.4) large: scan_warp_shuffle of 2^31 + 65543 ints") { check_large(warp_shuffle); }
-TEST_CASE("TODO(07.4) racecheck and synccheck") { check_race_free(warp_shuffle); }
-
-// ---------------------------------------------------------------------------------------------------- 07.5
 TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrelated CUDA error is pending")
 {
     check_single_pass_after_pending_error();
@@ -517,20 +511,7 @@ TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier lau
 {
     check_single_pass_after_stale_record();
 }
-TEST_CASE("TODO(07.5) scan_single_pass: any n, every block, misaligned pointers, inclusive and exclusive")
-{
-    check_scan(single_pass);
-}
-TEST_CASE("TODO(07.5) scan_single_pass<float>: within the derived bound; integer-valued floats exactly")
-{
-    check_float_scans();
-}
-// The look-back alone: the window slides (100 A's; a P 40 tiles back), the nearest P ends it, an X is waited
-// for and counted once it turns into A, and the tile publishes A first and P last.
-TEST_CASE("TODO(07.5) decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A")
-{
-    REQUIRE_GPU();
-    for (const LookBack& lb : look_backs) check_look_back(lb);
-}
-TEST_CASE("TODO(07.5) large: scan_single_pass of 2^31 + 65543 ints") { check_large(single_pass); }
-TEST_CASE("TODO(07.5) racecheck and synccheck") { check_race_free(single_pass); }
+COURSE_TASK_CASES(scan_cases(
+    single_pass, "any n, every block, misaligned pointers, inclusive and exclusive",
+    {{"scan_single_pass<float>: within the derived bound; integer-valued floats exactly", check_float_scans},
+     {"decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A", check_look_backs}}));

@@ -76,6 +76,15 @@ void check_race_free(const std::string& task, const std::function<void()>& small
     for (const char* tool : {"racecheck", "synccheck"}) check_tool_clean(task, tool, small_cases);
 }
 
+int register_task(const char* file, int line, const TaskCases& cases)
+{
+    register_case(file, line, cases.task + " " + cases.title, cases.checks);
+    for (const auto& [name, body] : cases.own) register_case(file, line, cases.task + " " + name, body);
+    if (cases.race) register_case(file, line, cases.task + " racecheck and synccheck", cases.race);
+    if (cases.large) register_case(file, line, cases.task + " large: " + cases.large_title, cases.large);
+    return 0;
+}
+
 bool depends_on(const std::string& task, const std::string& earlier_task, const std::string& earlier_call,
                 const std::string& problem)
 {

@@ -11,8 +11,8 @@
 //   course::testing::check_battery(b);
 //
 // The graded race check of a task (check_race_free) and the loop over blocks x sizes (check_each) are the same
-// for every task too. Test cases stay literal TEST_CASE("TODO(NN.k) ...") lines in checks.cpp, one per case:
-// the grader reads their names from that file (tools/grading/doctest_xml.py) to know which cases must report.
+// for every task too, and so are its test cases: COURSE_TASK_CASES registers them from one declaration
+// (course::testing::register_case; the grader reads the names from the program's --list-test-cases).
 #pragma once
 
 #include "course/checker.hpp"
@@ -97,6 +97,26 @@ void check_battery(const Battery& b);
 // this run (doctest runs a file's cases in order: the race check comes after the others) the task fails anyway,
 // and the slow sanitizer runs are left out. REQUIRE_GPU first.
 void check_race_free(const std::string& task, const std::function<void()>& small_cases);
+
+// A task's standard test cases, registered at one file and line in this order (doctest runs them so):
+//   "<task> <title>"                 checks: the battery (check_battery)
+//   "<task> <name>" for each of own  the task's own cases (07.5's float scans and look-back probes)
+//   "<task> racecheck and synccheck" race (optional: lessons about barriers and warp synchronization)
+//   "<task> large: <large_title>"    large (optional: past 2^31 elements; meson runs it as 'TODO(NN.k) large')
+struct TaskCases {
+    std::string task;   // "TODO(07.3)"
+    std::string title;  // "scan_multiblock: any n, every block, 1 to 4 recursion levels, inclusive and exclusive"
+    std::function<void()> checks;
+    std::vector<std::pair<std::string, std::function<void()>>> own = {};
+    std::function<void()> race = nullptr;
+    std::string large_title = "";
+    std::function<void()> large = nullptr;
+};
+int register_task(const char* file, int line, const TaskCases& cases);
+// COURSE_TASK_CASES({"TODO(07.3)", "scan_multiblock: ...", [] { check_scan(multiblock); }, {}, ...});
+#define COURSE_TASK_CASES(...)                                                                                \
+    static const int DOCTEST_ANONYMOUS(course_task_cases_) =                                                  \
+        ::course::testing::register_task(__FILE__, __LINE__, ::course::testing::TaskCases(__VA_ARGS__))
 
 // True when a test case of `task` ("TODO(07.5)") failed earlier in this run.
 bool task_failed(const std::string& task);
