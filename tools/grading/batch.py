@@ -142,7 +142,7 @@ def grade_one(batch, worker, path, student, out_root, options):
             look_start = time.monotonic()
             return find_forbidden(ws.build_dir, owned, ws.baseline, ws.student_paths), time.monotonic() - look_start
 
-        waited = {"gpu": 0.0}
+        waited = {"gpu": 0.0, "confirmed": 0}
         with ThreadPoolExecutor(max_workers=1) as pool:
             forbidden = pool.submit(look)
             lock_start = time.monotonic()
@@ -177,6 +177,7 @@ def grade_one(batch, worker, path, student, out_root, options):
                                   read_seconds=round(read_s, 1), build_seconds=round(build_s, 1),
                                   library_check_seconds=round(look_s, 1), test_seconds=round(tests_s, 1),
                                   gpu_wait_seconds=round(waited["gpu"], 1),
+                                  failures_confirmed_alone=waited["confirmed"],
                                   seconds=round(time.monotonic() - start, 1))
     reports.write_all(record, out_dir)
     return record
@@ -314,6 +315,8 @@ def grade_batch(entries, course_root, out_root, options, log=print):
                    for what, key in (("build", "build_seconds"), ("library check", "library_check_seconds"),
                                      ("tests", "test_seconds"), ("of which waiting for the GPU (summed over tests)",
                                                                  "gpu_wait_seconds"))),
+               "failed tests run again with the GPU alone (a failure beside other submissions is confirmed "
+               f"alone): {sum(r.get('failures_confirmed_alone', 0) for r in records)}",
                "slowest: " + ", ".join(f"{reports.printable(r['student'])} {r['seconds']:.0f} s" for r in slowest),
                f"seed {batch.seed}" + (f"; UNSANDBOXED: {batch.sandbox_problem}" if batch.sandbox_problem else "")]
     if not options.workspace:

@@ -132,8 +132,9 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     COURSE_SEED). runner_build: the build whose runners the checks call instead of those of `build` (a
     submission's runners, same layout). jobs: test programs run at once (correctness checks only: nothing
     graded is timed). gpu_share: where a GPU test takes its place on the GPU (gpu_share.GpuShare; None: it
-    just runs); the seconds its tests waited for it are added to waited["gpu"]. A chapter's time limit counts
-    only while one of its tests runs, never while they wait.
+    just runs); the seconds its tests waited for it are added to waited["gpu"], and the failed tests it ran
+    again alone (a failure beside other submissions is confirmed alone) counted in waited["confirmed"]. A
+    chapter's time limit counts only while one of its tests runs, never while they wait.
     """
     blocked = blocked or {}
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -146,6 +147,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     clocks = {}
     waited = waited if waited is not None else {}
     waited.setdefault("gpu", 0.0)
+    waited.setdefault("confirmed", 0)
 
     def suites(test):
         return {s.split(":")[-1] for s in test.get("suite", [])}
@@ -161,7 +163,17 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         with gpu_share.use(float(gib) if gib else None) as wait:
             with lock:
                 waited["gpu"] += wait
-            return run_timed(i)
+            outcome = run_timed(i)
+        # A test that failed beside other submissions' tests runs again with the GPU alone, and that run decides:
+        # a neighbour that holds the GPU's memory (or its time) must not fail this student's test. A time-out is
+        # not run again (a hung kernel would hang again; the chapter's time limit covers both runs).
+        if outcome.status == FAILED and outcome.seconds > 0 and not outcome.reason.startswith("TIMEOUT"):
+            with gpu_share.use(alone=True) as wait:
+                with lock:
+                    waited["gpu"] += wait
+                    waited["confirmed"] += 1
+                outcome = run_timed(i)
+        return outcome
 
     def run_timed(i):
         key = (chapter_of(task_id_of(tests[i]["name"]), chapters), alone(tests[i]))
