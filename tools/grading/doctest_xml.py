@@ -2,7 +2,8 @@
 
 An exit code alone proves nothing: a student's static initializer can call std::_Exit(0) before any test
 runs. A test passes only when the report is complete, names every test case the trusted checks program
-declares for it (its --list-test-cases: cases a chapter registers through a macro count too), every one of them passed with at least one assertion, and the program exited 0.
+declares for it (its --list-test-cases: cases a chapter registers from data count too), every one of them
+passed with at least one assertion, and the program exited 0.
 A case that ran no assertion counts only when it logged why it was left out (course/testing.hpp's
 kSkipMarker, e.g. no GPU on this machine): then the test is "not graded", with that reason.
 """
