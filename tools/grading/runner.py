@@ -2,7 +2,8 @@
 its own with doctest's XML report, a time limit per test and a wall-clock limit per chapter.
 
 The test list, commands and time limits come from Meson's introspection files of the build; the test cases
-each run must report come from the checks sources of that build's tree (for a submission: the checker tree).
+each run must report come from the checks programs themselves (their --list-test-cases; for a submission:
+the checker tree's, which link no student code).
 The test programs are the checks, which link no student code; the student's code runs in the runner each of
 them starts (COURSE_RUNNER), in the sandbox COURSE_SANDBOX describes.
 """
