@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""tools/grading/runner.py with the GPU shared, without a GPU: a test that fails beside another submission's test
-runs again with the GPU to itself, and that run decides. Two fake checks programs (this file, run as a script)
-share a GPU (gpu_share.GpuShare, 2 slots): the "hog" holds a marker while it runs, the "victim" fails when it
-sees the marker (as a neighbour holding the GPU's memory made real tests fail), a "broken" one always fails and
-a "hung" one times out. Exits 1 unless the victim passes (confirmed alone), the broken test still fails, the
-time-out is not run again, and waited["confirmed"] counts the two re-runs."""
+"""tools/grading/runner.py without a GPU: a test that failed while other tests ran is run again on its own, and
+that run decides. Fake checks programs (this file, run as a script) play the tests: a "hog" holds a marker while
+it runs (as a test that holds the GPU's memory, or a fork bomb that leaves no process for a sandbox), a "victim"
+fails when it sees the marker, a "broken" one always fails and a "hung" one times out.
+  1. one submission, 4 tests at once: the victim passes (run again after the others), the broken test still
+     fails, the time-out is not run again: 2 re-runs;
+  2. two submissions at once on one shared GPU (gpu_share.GpuShare), one test each: the victim, beside the other
+     submission's hog, passes when run again with the GPU alone: 1 re-run;
+  3. one submission, one test at a time: a broken test ran beside nothing and is not run again.
+Exits 1 with what went otherwise."""
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -30,7 +35,7 @@ def fake_checks(role, argv):
         marker.unlink()
     elif role == "hung":
         time.sleep(60)
-    time.sleep(0.3)  # the victim looks while the hog holds the GPU
+    time.sleep(0.3)  # the victim looks while the hog holds on
     ok = role == "hog" or (role == "victim" and not marker.exists())
     result = (f'<OverallResultsAsserts successes="{int(ok)}" failures="{int(not ok)}" '
               f'test_case_success="{"true" if ok else "false"}"/>')
@@ -46,6 +51,7 @@ def main():
     from grading.model import FAILED, PASSED
     from grading.runner import run_tasks
 
+    problems = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         marker = tmp / "marker"
@@ -60,30 +66,45 @@ def main():
 
         class FakeBuild:
             dir = tmp
-            tests = [test("02.1", "hog"), test("02.2", "victim"), test("02.3", "broken"), test("02.4", "hung", 2)]
+
+            def __init__(self, *tests):
+                self.tests = list(tests)
 
             def task_tests(self):
                 return self.tests
 
-        waited = {}
-        tasks = run_tasks(FakeBuild(), ["02_neighbored"], tmp / "out", gpu_present=True, chapter_timeout=60,
-                          jobs=4, gpu_share=GpuShare(4, 80.0), waited=waited)
-        got = {task_id: (t.status, t.reason) for task_id, t in tasks.items()}
-        problems = []
-        if got["02.1"][0] != PASSED:
-            problems.append(f"the hog: {got['02.1']}")
-        if got["02.2"][0] != PASSED:
-            problems.append(f"the victim failed beside the hog and was not confirmed alone: {got['02.2']}")
-        if got["02.3"][0] != FAILED or "kernel launch failed" not in got["02.3"][1]:
-            problems.append(f"a test that fails alone too must fail: {got['02.3']}")
-        if got["02.4"][0] != FAILED or not got["02.4"][1].startswith("TIMEOUT"):
-            problems.append(f"the hung test must time out: {got['02.4']}")
-        if waited.get("confirmed") != 2:
-            problems.append(f"re-runs alone: {waited.get('confirmed')}, expected 2 (victim, broken; not the time-out)")
-        if problems:
-            sys.exit("confirm_alone_test:\n  " + "\n  ".join(problems))
-        print("confirm_alone_test: a failure beside another submission is re-run alone and that run decides "
-              "(2 re-runs; a time-out is not re-run)")
+        def grade(build, jobs, share, out):
+            waited = {}
+            tasks = run_tasks(build, ["02_neighbored"], tmp / out, gpu_present=True, chapter_timeout=60, jobs=jobs,
+                              gpu_share=share, waited=waited)
+            return {task_id: (t.status, t.reason) for task_id, t in tasks.items()}, waited["confirmed"]
+
+        def expect(what, got, want):
+            if got != want:
+                problems.append(f"{what}: {got}, expected {want}")
+
+        got, confirmed = grade(FakeBuild(test("02.1", "hog"), test("02.2", "victim"), test("02.3", "broken"),
+                                         test("02.4", "hung", 2)), 4, GpuShare(4, 80.0), "one")
+        expect("1. the hog", got["02.1"][0], PASSED)
+        expect("1. the victim beside its own hog", got["02.2"][0], PASSED)
+        expect("1. the broken test", got["02.3"], (FAILED, "kernel launch failed"))
+        expect("1. the hung test", got["02.4"][0] == FAILED and got["02.4"][1].startswith("TIMEOUT"), True)
+        expect("1. re-runs (victim, broken; not the time-out)", confirmed, 2)
+
+        share, results = GpuShare(4, 80.0), {}
+        a = threading.Thread(target=lambda: results.update(a=grade(FakeBuild(test("02.1", "hog")), 1, share, "a")))
+        b = threading.Thread(target=lambda: results.update(b=grade(FakeBuild(test("02.2", "victim")), 1, share, "b")))
+        a.start(), b.start(), a.join(), b.join()
+        expect("2. the other submission's hog", results["a"], ({"02.1": (PASSED, "")}, 0))
+        expect("2. the victim beside another submission's hog", results["b"], ({"02.2": (PASSED, "")}, 1))
+
+        got, confirmed = grade(FakeBuild(test("02.3", "broken")), 1, GpuShare(4, 80.0), "three")
+        expect("3. a broken test that ran beside nothing", (got["02.3"][0], confirmed), (FAILED, 0))
+    if problems:
+        sys.exit("confirm_alone_test:\n  " + "\n  ".join(problems))
+    print("confirm_alone_test: a failure beside other tests is run again on its own and that run decides (beside "
+          "its own tests: one at a time; beside another submission's: with the GPU alone); time-outs and failures "
+          "beside nothing are not run again")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@ and waits until that much is free, so that it never finds too little and skips; 
 SMALL_TEST_GIB. A test that needs the GPU alone (the lesson suite: Nsight Compute's counters) waits for the GPU
 to empty and holds it; while one waits, no new test starts, so that it is not starved.
 
+Each place is taken for an owner (one submission's tests): contended() says whether a test of another owner
+held a place at any time during the calling thread's last one, so that a failure beside another submission can
+be confirmed with the GPU alone (tools/grading/runner.py).
+
 `off` (grade.py --gpu-share off) is the old way: one submission's whole test phase holds the GPU.
 """
 import threading
@@ -29,12 +33,16 @@ class GpuShare:
         self._used = 0.0
         self._alone = False
         self._waiting_alone = 0
+        self._active = []  # [owner, contended] of every place held now
+        self._local = threading.local()
 
     @contextmanager
-    def use(self, gib=None, alone=False):
+    def use(self, gib=None, alone=False, owner=None):
         """Holds a place on the GPU while the block runs; yields the seconds it waited for it."""
         gib = min(self.memory, SMALL_TEST_GIB if gib is None else max(gib, SMALL_TEST_GIB))
         start = time.monotonic()
+        place = [owner, False]
+        self._local.place = place
         with self._cv:
             if alone:
                 self._waiting_alone += 1
@@ -46,10 +54,15 @@ class GpuShare:
                                   and self._used + gib <= self.memory)
                 self._running += 1
                 self._used += gib
+            for other in self._active:
+                if other[0] is not owner:
+                    other[1] = place[1] = True
+            self._active.append(place)
         try:
             yield time.monotonic() - start
         finally:
             with self._cv:
+                self._active = [p for p in self._active if p is not place]
                 if alone:
                     self._alone = False
                 else:
@@ -57,3 +70,7 @@ class GpuShare:
                     self._used -= gib
                 self._cv.notify_all()
 
+    def contended(self):
+        """Whether a test of another owner held a place while this thread's last one was held."""
+        place = getattr(self._local, "place", None)
+        return bool(place and place[1])

@@ -133,8 +133,8 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     COURSE_SEED). runner_build: the build whose runners the checks call instead of those of `build` (a
     submission's runners, same layout). jobs: test programs run at once (correctness checks only: nothing
     graded is timed). gpu_share: where a GPU test takes its place on the GPU (gpu_share.GpuShare; None: it
-    just runs); the seconds its tests waited for it are added to waited["gpu"], and the failed tests it ran
-    again alone (a failure beside other submissions is confirmed alone) counted in waited["confirmed"]. A
+    just runs); the seconds its tests waited for it are added to waited["gpu"]. A test that failed while other
+    tests ran is run again on its own, and that run decides (confirm(); counted in waited["confirmed"]). A
     chapter's time limit counts only while one of its tests runs, never while they wait.
     """
     blocked = blocked or {}
@@ -156,25 +156,43 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     def alone(test):  # GBs of GPU memory (large) or the GPU's counters (lesson): after the shared tests
         return bool(suites(test) & {"large", "lesson"})
 
+    owner = object()  # this submission's places on a shared GPU
+    beside_others = set()  # tests that shared the GPU with another submission's tests
+
     def run_one(i):  # a shared or large test: its place on the GPU, by the memory it declares
         test = tests[i]
         if gpu_share is None or "gpu" not in suites(test):
             return run_timed(i)
         gib = (test.get("env") or {}).get("COURSE_GPU_MEMORY_GIB")
-        with gpu_share.use(float(gib) if gib else None) as wait:
+        with gpu_share.use(float(gib) if gib else None, owner=owner) as wait:
             with lock:
                 waited["gpu"] += wait
             outcome = run_timed(i)
-        # A test that failed beside other submissions' tests runs again with the GPU alone, and that run decides:
-        # a neighbour that holds the GPU's memory (or its time) must not fail this student's test. A time-out is
-        # not run again (a hung kernel would hang again; the chapter's time limit covers both runs).
-        if outcome.status == FAILED and outcome.seconds > 0 and not outcome.reason.startswith("TIMEOUT"):
-            with gpu_share.use(alone=True) as wait:
-                with lock:
-                    waited["gpu"] += wait
-                    waited["confirmed"] += 1
-                outcome = run_timed(i)
+        if gpu_share.contended():
+            with lock:
+                beside_others.add(i)
         return outcome
+
+    def confirm(indices):
+        """A test that failed while others ran runs again, one at a time, and that run decides: neither a
+        neighbour that held the GPU's memory (another submission: then with the GPU alone) nor the student's own
+        test running beside it (a fork bomb that left no process for a sandbox) may fail it. A time-out is not
+        run again (a hung kernel would hang again)."""
+        for i in indices:
+            o = outcomes[i]
+            if o.status != FAILED or o.seconds <= 0 or o.reason.startswith("TIMEOUT"):
+                continue
+            if i in beside_others:
+                place = gpu_share.use(alone=True)
+            elif jobs > 1:
+                shares_gpu = gpu_share is not None and "gpu" in suites(tests[i])
+                place = gpu_share.use(owner=owner) if shares_gpu else nullcontext(0.0)
+            else:
+                continue
+            with place as wait:
+                waited["gpu"] += wait
+                waited["confirmed"] += 1
+                outcomes[i] = run_timed(i)
 
     def run_timed(i):
         key = (chapter_of(task_id_of(tests[i]["name"]), chapters), alone(tests[i]))
@@ -231,6 +249,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for i, outcome in zip(shared, pool.map(run_one, shared)):
             outcomes[i] = outcome
+    confirm(shared)
     # A kernel that hung already failed its task: its large test, and the chapter's lesson tests (which run the
     # chapter's kernels under Nsight Compute), would only hang again, one time limit each.
     hung = {TASK_TEST.match(tests[i]["name"]).group(1, 2): tests[i]["name"] for i in shared
@@ -253,6 +272,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     with ThreadPoolExecutor(max_workers=max(1, jobs) if gpu_share else 1) as pool:
         for i, outcome in zip(large, pool.map(run_one, large)):
             outcomes[i] = outcome
+    confirm(large if gpu_share else [])
     gpu_lessons = [i for i in lessons if "gpu" in suites(tests[i])]
     with gpu_share.use(alone=True) if gpu_share and gpu_lessons else nullcontext(0.0) as wait:
         waited["gpu"] += wait
