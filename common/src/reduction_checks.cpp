@@ -1,5 +1,6 @@
 #include "course/reduction_checks.hpp"
 
+#include "course/battery.hpp"
 #include "course/data.hpp"
 #include "course/reference.hpp"
 #include "course/testing.hpp"
@@ -225,12 +226,6 @@ std::string probe_failure(const Dependency& d)
     return verdicts[d.probe] = "";
 }
 
-void fail_dependency(const std::string& task, const Dependency& d, const std::string& how)
-{
-    VERIFY(false, task << ": depends on " << d.task << " (" << d.function << "), which fails" << how << ". Fix "
-                       << d.task << " first.");
-}
-
 // The dependencies that index the input, past 2^31 elements (n ints of a random period of `period`).
 bool dependencies_pass_large(const std::string& task, const std::vector<Dependency>& depends, std::size_t n,
                              std::size_t period)
@@ -245,8 +240,7 @@ bool dependencies_pass_large(const std::string& task, const std::vector<Dependen
                                                      .output<long long>(1, poison)
                                                      .timeout(std::chrono::seconds(300)));
         if (const std::string wrong = probe_wrong(got, expected); !wrong.empty()) {
-            fail_dependency(task, d, " past 2^31 elements: " + call(d.probe, n, 256) + " " + wrong);
-            return false;
+            return depends_on(task, d.task, d.function, "past 2^31 elements: " + call(d.probe, n, 256) + " " + wrong);
         }
     }
     return true;
@@ -258,8 +252,7 @@ bool dependencies_pass(const std::string& task, const std::vector<Dependency>& d
 {
     for (const Dependency& d : depends)
         if (const std::string wrong = probe_failure(d); !wrong.empty()) {
-            fail_dependency(task, d, ": " + wrong);
-            return false;
+            return depends_on(task, d.task, d.function, wrong);
         }
     return true;
 }
