@@ -78,7 +78,8 @@ course::testing::ReductionTask neighbored_task(const char* task, const char* op)
         .large(large_n, 1000003, {32, 1024}, {0}, workspace_bytes(large_n), std::size_t{256} << 20);
 }
 const course::testing::ReductionTask neighbored = neighbored_task("TODO(02.1)", "reduce_neighbored");
-const course::testing::ReductionTask less = neighbored_task("TODO(02.2)", "reduce_neighbored_less");
+const course::testing::ReductionTask less =
+    neighbored_task("TODO(02.2)", "reduce_neighbored_less").performance("reduce_neighbored_less");
 COURSE_REDUCTION_TASKS(neighbored, less);
 
 }  // namespace

@@ -39,7 +39,8 @@ ReductionTask interleaved_task(const char* task, const char* op)
 const ReductionTask interleaved = interleaved_task("TODO(03.1)", "reduce_interleaved").in_place();
 const ReductionTask modulo_task = interleaved_task("TODO(03.2)", "reduce_shared_modulo");
 const ReductionTask strided_task = interleaved_task("TODO(03.3)", "reduce_shared_strided");
-const ReductionTask sequential_task = interleaved_task("TODO(03.4)", "reduce_shared_sequential");
+const ReductionTask sequential_task =
+    interleaved_task("TODO(03.4)", "reduce_shared_sequential").performance("reduce_shared_sequential");
 COURSE_REDUCTION_TASKS(interleaved, modulo_task, strided_task, sequential_task);
 const Reduction modulo = modulo_task.reductions().front();
 const Reduction strided = strided_task.reductions().front();

@@ -146,7 +146,8 @@ const ReductionTask vectorized =  // block_sum<ShflWarpSum>; starts 0 and 3 past
     int_task("TODO(04.6)", "reduce_vectorized", {"reduce_vectorized"}, {shfl})
         .workspace_per_case()
         .rejects_also("those of reduce_vectorized_float and _bytes", check_other_vectorized_rejects)
-        .large(large_n, large_period, {32, 256, 1024}, {0, 3});
+        .large(large_n, large_period, {32, 256, 1024}, {0, 3})
+        .performance("reduce_vectorized");
 COURSE_REDUCTION_TASKS(unrolling, syncwarp, complete, grid, warp, vectorized);
 
 bool vectorized_dependencies_pass() { return course::testing::dependencies_pass("TODO(04.6)", vectorized.depends()); }

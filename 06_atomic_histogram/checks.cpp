@@ -13,10 +13,12 @@
 
 #include "course/battery.hpp"
 #include "course/data.hpp"
+#include "course/performance.hpp"
 #include "course/reference.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -323,6 +325,27 @@ void check_large(const Function& f)
     check_large_case(same, "identical bytes", equal_bins, 256);
 }
 
+// The performance task (course/performance.hpp) of 06.5: histogram_vectorized on 1 GiB of uniform bytes and on
+// 1 GiB of one byte throughout (every atomic on one bin: the contention of 06.3's lesson), block 256.
+course::testing::Performance performance(const Function& f)
+{
+    constexpr std::size_t n = std::size_t{1} << 30;
+    course::testing::Performance p{f.task, f.name, "histogram", n, "2^30 bytes", double(n), double(n),
+                                   n + (std::size_t{256} << 20), {uniform.name, identical.name}, nullptr};
+    p.timed = [&f](const std::string& input, std::uint64_t seed) {
+        const auto bytes = std::make_shared<const Input>((input == uniform.name ? uniform : identical).make(n, seed));
+        const auto expected = std::make_shared<const Histogram256>(
+            course::histogram_reference(bytes->data<std::uint8_t>(), n));
+        Call request(f.name, n, 256);
+        with_bins(request.input(*bytes, 0, n));
+        return course::testing::TimedCall{request, [bytes, expected](course::checker::Session&, const Result& r) {
+            const auto wrong = course::first_mismatch(expected->data(), r.elements<unsigned>(1), histogram_bins);
+            return wrong ? "bins: " + course::describe(*wrong, histogram_bins) : std::string();
+        }};
+    };
+    return p;
+}
+
 course::testing::TaskCases kernel_cases(const Function& f, bool race)
 {
     return {f.task, f.name + ": sizes, distributions, start offsets, blocks, stream, bad arguments",
@@ -340,3 +363,4 @@ COURSE_TASK_CASES(kernel_cases(global_atomics, false));
 COURSE_TASK_CASES(kernel_cases(shared_atomics, true));
 COURSE_TASK_CASES(kernel_cases(sub_histograms, true));
 COURSE_TASK_CASES(kernel_cases(vectorized, true));
+COURSE_PERFORMANCE(performance(vectorized));

@@ -11,6 +11,7 @@
 
 #include "course/battery.hpp"
 #include "course/data.hpp"
+#include "course/performance.hpp"
 #include "course/reference.hpp"
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -485,6 +487,36 @@ void check_look_backs()
     for (const LookBack& lb : look_backs) check_look_back(lb);
 }
 
+// ------------------------------------------------------------------------------- 07.5: performance
+// The performance task (course/performance.hpp) of 07.5: an inclusive scan_single_pass of 2^28 ints, block 256;
+// its 1 GiB output stays in the runner and comes back 256 MiB at a time, each window compared as it arrives.
+course::testing::Performance performance(const Scan& s)
+{
+    constexpr std::size_t n = std::size_t{1} << 28;
+    course::testing::Performance p{s.task, s.op, "scan", n, "2^28 ints", 8.0 * n, 4.0 * n,
+                                   2 * n * sizeof(int) + (std::size_t{512} << 20), {""}, nullptr};
+    p.timed = [&s](const std::string&, std::uint64_t seed) {
+        const auto data = std::make_shared<const IntData>(course::random_ints(n, seed));
+        const Call c = scan_call(s, ScanKind::inclusive, n, 256, n).input(data->input, 0, n).output<int>(n, poison).hold();
+        return course::testing::TimedCall{c, [data](course::checker::Session& runner, const Result&) {
+            std::string problem;
+            constexpr std::size_t window = std::size_t{1} << 26;  // ints: 256 MiB
+            for (std::size_t start = 0; problem.empty() && start < n; start += window) {
+                const std::size_t count = std::min(window, n - start);
+                const Result w = runner.fetch(1, start * sizeof(int), count * sizeof(int), [&](const unsigned char* bytes) {
+                    const auto mm = course::first_mismatch(data->inclusive.data() + start,
+                                                           reinterpret_cast<const int*>(bytes), count);
+                    if (mm) problem = "element " + std::to_string(start + mm->index) + " is " + std::to_string(mm->got) +
+                                      ", expected " + std::to_string(mm->expected);
+                });
+                if (!w.ok()) problem = w.what();
+            }
+            return problem;
+        }};
+    };
+    return p;
+}
+
 // A scan task's test cases: its battery, its own cases, its race check and, for a multi-tile scan, past 2^31.
 course::testing::TaskCases scan_cases(const Scan& s, const char* title,
                                       std::vector<std::pair<std::string, std::function<void()>>> own = {})
@@ -515,3 +547,4 @@ COURSE_TASK_CASES(scan_cases(
     single_pass, "any n, every block, misaligned pointers, inclusive and exclusive",
     {{"scan_single_pass<float>: within the derived bound; integer-valued floats exactly", check_float_scans},
      {"decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A", check_look_backs}}));
+COURSE_PERFORMANCE(performance(single_pass));

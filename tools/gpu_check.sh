@@ -59,23 +59,23 @@ PY
 for stage in "${stages[@]}"; do
     t0=$SECONDS
     case $stage in
-    test)  # the large cases (GBs of GPU memory each) and the lesson suite (Nsight Compute) one at a time
-        meson test -C "$build" --print-errorlogs --num-processes 4 --no-suite large --no-suite lesson \
+    test)  # the large cases (GBs of GPU memory each), the lesson and performance suites (Nsight Compute) one at a time
+        meson test -C "$build" --print-errorlogs --num-processes 4 --no-suite large --no-suite lesson --no-suite performance \
             > "$LOGS/test.log" 2>&1
         cp "$build/meson-logs/testlog.json" "$LOGS/test.json"
         note "meson test (solution, 4 at once): $(count "$LOGS/test.json") [$((SECONDS - t0)) s]"
         t1=$SECONDS
-        meson test -C "$build" --print-errorlogs --num-processes 1 --suite large --suite lesson \
+        meson test -C "$build" --print-errorlogs --num-processes 1 --suite large --suite lesson --suite performance \
             > "$LOGS/test-large-lesson.log" 2>&1
         cp "$build/meson-logs/testlog.json" "$LOGS/test-large-lesson.json"
-        note "meson test (solution, suites large and lesson, one at a time): $(count "$LOGS/test-large-lesson.json") [$((SECONDS - t1)) s]" ;;
+        note "meson test (solution, suites large, lesson and performance, one at a time): $(count "$LOGS/test-large-lesson.json") [$((SECONDS - t1)) s]" ;;
     sanitize)
         for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
             t1=$SECONDS
             suites=()
             for suite in ${SANITIZE_SUITE:-}; do suites+=(--suite "$suite"); done
             # --suite overrides the setup's exclude_suites: exclude them again (GBs and minutes each under a tool)
-            [ ${#suites[@]} -eq 0 ] || suites+=(--no-suite host --no-suite large --no-suite lesson)
+            [ ${#suites[@]} -eq 0 ] || suites+=(--no-suite host --no-suite large --no-suite lesson --no-suite performance)
             meson test -C "$build" --setup "common:$tool" "${suites[@]}" --print-errorlogs \
                 --num-processes 1 > "$LOGS/sanitize-$tool.log" 2>&1
             cp "$build/meson-logs/testlog-common_$tool.json" "$LOGS/sanitize-$tool.json"

@@ -22,7 +22,9 @@ flagged). A student file that uses a library implementing the task (CUB, Thrust,
 cuBLAS, ...) fails its chapter.
 
 Reports per student (under --out, default ./grades/<student>/): grade.json, grade.junit.xml, results.json
-(Gradescope), build.log and one log and XML report per test; --class also writes grades/gradebook.csv.
+(Gradescope), build.log and one log and XML report per test; --class (and --merge) also writes
+grades/gradebook.csv, summary.html and leaderboard.csv/.html (the performance tasks ranked per chapter, students
+by pseudonym unless --leaderboard-names).
 With --workers N, N trusted trees grade N submissions at once, pinned round-robin to the GPUs
 (CUDA_VISIBLE_DEVICES): their builds overlap, and their tests share the GPU (--gpu-share on, the default: the
 large tests scheduled by the GPU memory their chapter declares, the lesson tests alone); with --gpu-share off,
@@ -37,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from grading import points, reports, slurm  # noqa: E402
+from grading import leaderboard, points, reports, slurm  # noqa: E402
 from grading import summary as summary_page  # noqa: E402
 from grading.batch import grade_batch  # noqa: E402
 from grading.runner import Build, gpu_works, run_tasks  # noqa: E402
@@ -101,7 +103,9 @@ def grade_submissions(args):
     if args.class_dir:
         reports.write_gradebook(records, list(load_manifest()), out_root / "gradebook.csv")
         summary_page.write_class_summary(records, list(load_manifest()), out_root / "summary.html")
-        print(f"gradebook: {out_root / 'gradebook.csv'}; class summary: {out_root / 'summary.html'}")
+        leaderboard.write_leaderboard(records, list(load_manifest()), out_root, names=args.leaderboard_names)
+        print(f"gradebook: {out_root / 'gradebook.csv'}; class summary: {out_root / 'summary.html'}; "
+              f"leaderboard: {out_root / 'leaderboard.html'}")
     print("\n".join(summary))
     print(f"reports under {out_root}")
 
@@ -153,9 +157,14 @@ def main():
     ap.add_argument("--no-lesson", action="store_true",
                     help="leave out the lesson suite (Nsight Compute counters; one line per chapter), as "
                          "grading.toml's lesson = false does")
+    ap.add_argument("--no-performance", action="store_true",
+                    help="leave out the performance tasks (Nsight Compute's timing, one line per chapter, about 15 s "
+                         "each alone on the GPU), as grading.toml's performance_tasks = false does")
     ap.add_argument("--partial", action="store_true",
                     help="grade even where this machine lacks what some tasks need (a GPU, compute-sanitizer, ncu, "
                          "GPU memory): those are not graded (0 of their points) and every row is flagged partial")
+    ap.add_argument("--leaderboard-names", action="store_true",
+                    help="show students' ids on the leaderboard instead of pseudonyms (with --class or --merge)")
     ap.add_argument("--verbose", action="store_true", help="print every student's table with --class")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args()
@@ -163,9 +172,13 @@ def main():
         ap.error("--student goes with --submission")
     if (args.slurm and not args.class_dir) or (args.submit and not args.slurm):
         ap.error("--slurm goes with --class, --submit with --slurm")
+    if args.leaderboard_names and not (args.class_dir or args.merge):
+        ap.error("--leaderboard-names goes with --class or --merge")
     if args.workers < 1 or any(n is not None and n < 1 for n in (args.jobs, args.gpu_slots)):
         ap.error("--workers, --jobs and --gpu-slots take a number of at least 1")
-    Build.with_lesson = points.load(chapters=list(load_manifest())).lesson and not args.no_lesson
+    scheme = points.load(chapters=list(load_manifest()))
+    Build.with_lesson = scheme.lesson and not args.no_lesson
+    Build.with_performance = scheme.performance_tasks and not args.no_performance
     args.course_root = str(COURSE_ROOT)
     known = list(load_manifest())
     args.chapters = [c.strip() for c in args.chapters.split(",")] if args.chapters else None
@@ -180,9 +193,12 @@ def main():
     if args.build:
         grade_build(args)
     elif args.merge:
-        records = reports.merge_gradebook(Path(args.merge).resolve(), list(load_manifest()))
-        summary_page.write_class_summary(records, list(load_manifest()), Path(args.merge).resolve() / "summary.html")
-        print(f"gradebook: {Path(args.merge).resolve() / 'gradebook.csv'} ({len(records)} students)")
+        out_root = Path(args.merge).resolve()
+        records = reports.merge_gradebook(out_root, list(load_manifest()))
+        summary_page.write_class_summary(records, list(load_manifest()), out_root / "summary.html")
+        leaderboard.write_leaderboard(records, list(load_manifest()), out_root, names=args.leaderboard_names)
+        print(f"gradebook: {out_root / 'gradebook.csv'} ({len(records)} students); "
+              f"leaderboard: {out_root / 'leaderboard.html'}")
     else:
         grade_submissions(args)
 

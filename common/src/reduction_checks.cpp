@@ -2,12 +2,14 @@
 
 #include "course/battery.hpp"
 #include "course/data.hpp"
+#include "course/performance.hpp"
 #include "course/reference.hpp"
 #include "course/testing.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <memory>
 
 namespace course::testing {
 namespace {
@@ -391,6 +393,23 @@ int ReductionTask::registered(const char* file, int line) const
                               check_large(r, t.large_n_, t.period_, t.large_blocks_, t.firsts_, t.extra_bytes_,
                                           t.margin_);
                       });
+    }
+    if (!t.performance_op_.empty()) {
+        constexpr std::size_t n = std::size_t{1} << 28;
+        Performance p{t.task_, t.performance_op_, "reduce", n, "2^28 ints", 4.0 * n, 4.0 * n,
+                      n * sizeof(int) + (std::size_t{512} << 20), {""}, nullptr};
+        p.timed = [t](const std::string&, std::uint64_t seed) {
+            Reduction r = t.reductions().front();
+            for (const Reduction& each : t.reductions())
+                if (each.op == t.performance_op_) r = each;
+            const auto data = std::make_shared<const IntData>(random_ints(n, seed));
+            return TimedCall{reduction_call(r, *data, 0, n, 256), [data](checker::Session&, const checker::Result& got) {
+                                 const long long total = got.element<long long>(1), expected = data->sum(0, n);
+                                 return total == expected ? std::string() : "returned " + std::to_string(total) +
+                                                                                ", expected " + std::to_string(expected);
+                             }};
+        };
+        register_performance(file, line, p);
     }
     return 0;
 }

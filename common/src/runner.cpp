@@ -333,6 +333,7 @@ private:
         if (!op.host) CUDA_CHECK(cudaDeviceSynchronize());  // the inputs are in place before any stream starts
 
         Call c(request, buffers, kept_, streams_);
+        if (!op.host && c.param("course_mark") == 1) launch_timed_call_marker();
         try {
             op.run(c);
         } catch (const std::invalid_argument& e) {

@@ -18,6 +18,41 @@
 #include <unistd.h>
 
 namespace course::testing {
+using detail::find_cuda_tool;
+using detail::record_skip;
+
+namespace {
+int skipped_count = 0;
+std::string last_skip_reason;
+}  // namespace
+
+// Records a GPU case left out, in the console and in doctest's machine-readable reports (the grader reads
+// this message: a case that ran no assertion passes only as "not graded", with this reason).
+void detail::record_skip(const std::string& reason)
+{
+    ++skipped_count;
+    last_skip_reason = reason;
+    const std::string message = kSkipMarker + reason;
+    MESSAGE(message);
+}
+
+std::optional<std::string> detail::find_cuda_tool(const char* tool)
+{
+    std::vector<std::string> dirs;
+    if (const char* path = std::getenv("PATH")) {
+        std::stringstream list(path);
+        for (std::string dir; std::getline(list, dir, ':');) dirs.push_back(dir);
+    }
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* home = std::getenv(var)) dirs.push_back(std::string(home) + "/bin");
+    dirs.push_back("/usr/local/cuda/bin");
+    for (const std::string& dir : dirs) {
+        const std::string candidate = (dir.empty() ? "." : dir) + "/" + tool;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 struct GpuState {
@@ -26,18 +61,6 @@ struct GpuState {
     std::optional<std::string> runner_blind;  // the runner sees no GPU (or crashed when asked) where there is one
 };
 
-int skipped_count = 0;
-std::string last_skip_reason;
-
-// Records a GPU case left out, in the console and in doctest's machine-readable reports (the grader reads
-// this message: a case that ran no assertion passes only as "not graded", with this reason).
-void record_skip(const std::string& reason)
-{
-    ++skipped_count;
-    last_skip_reason = reason;
-    const std::string message = kSkipMarker + reason;
-    MESSAGE(message);
-}
 
 // What the program's own runner says of its GPU ("@device"). The checks open no CUDA context of their own
 // unless the runner says there is no GPU, or too little memory: they then look for themselves, so that nothing
@@ -154,22 +177,6 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
 
 namespace {
 
-std::optional<std::string> find_cuda_tool(const char* tool)
-{
-    std::vector<std::string> dirs;
-    if (const char* path = std::getenv("PATH")) {
-        std::stringstream list(path);
-        for (std::string dir; std::getline(list, dir, ':');) dirs.push_back(dir);
-    }
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-        if (const char* home = std::getenv(var)) dirs.push_back(std::string(home) + "/bin");
-    dirs.push_back("/usr/local/cuda/bin");
-    for (const std::string& dir : dirs) {
-        const std::string candidate = (dir.empty() ? "." : dir) + "/" + tool;
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    return std::nullopt;
-}
 
 // One CSV line, quotes removed ("a","b,c" -> a | b,c).
 std::vector<std::string> csv_fields(const std::string& line)
@@ -256,8 +263,9 @@ void check_tool_clean(const std::string& task, const char* tool, const std::func
     }
 }
 
-std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, const std::vector<std::string>& metrics,
-                                   const std::function<void()>& calls)
+std::optional<std::vector<NcuLaunch>> ncu_launches(const std::vector<std::string>& metrics,
+                                                   const std::vector<std::string>& options,
+                                                   const std::function<void()>& calls)
 {
     if (under_sanitizer()) {
         record_skip("Nsight Compute cannot run inside compute-sanitizer");
@@ -267,16 +275,16 @@ std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, cons
     const auto ncu = find_cuda_tool("ncu");
     if (!ncu) {
         record_skip("Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit: put its bin directory "
-                    "on PATH); the lesson check did not run");
+                    "on PATH); the check did not run");
         return std::nullopt;
     }
-    std::string any_kernel, metric_list;
-    for (const std::string& k : kernels) any_kernel += (any_kernel.empty() ? "" : "|") + k;
+    std::string metric_list;
     for (const std::string& m : metrics) metric_list += (metric_list.empty() ? "" : ",") + m;
     const std::string log = checker::temporary_path("ncu.log");
-    checker::Session profiled({*ncu, "--target-processes", "all", "--metrics", metric_list, "--kernel-name",
-                               "regex:" + any_kernel, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log},
-                              log);
+    std::vector<std::string> command{*ncu, "--target-processes", "all", "--metrics", metric_list, "--csv", "--page",
+                                     "raw", "--print-units", "base", "--log-file", log};
+    command.insert(command.end(), options.begin(), options.end());
+    checker::Session profiled(command, log);
     {
         const checker::UseSession use(profiled);
         calls();
@@ -288,10 +296,14 @@ std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, cons
     }
     REQUIRE_MESSAGE((end.exit_code == 0 && end.signal == 0),
                     "ncu failed (exit code " << end.exit_code << "):\n" << end.log.substr(0, 4000) << end.output.substr(0, 2000));
+    return detail::ncu_rows(end.log, metrics);
+}
+
+std::vector<NcuLaunch> detail::ncu_rows(const std::string& log, const std::vector<std::string>& metrics)
+{
     // One row per profiled launch: its kernel's name, then the metrics (after a row of units).
-    Profile profile;
-    std::map<std::string, int> launches;
-    std::istringstream lines(end.log);
+    std::vector<NcuLaunch> launches;
+    std::istringstream lines(log);
     std::vector<std::string> head;
     for (std::string line; std::getline(lines, line);) {
         if (line.empty() || line[0] != '"') continue;
@@ -304,29 +316,42 @@ std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, cons
         const auto field = [&](const std::string& column) {
             return fields[static_cast<std::size_t>(std::find(head.begin(), head.end(), column) - head.begin())];
         };
-        const std::string name = field("Kernel Name");
-        const auto kernel = std::find_if(kernels.begin(), kernels.end(), [&](const std::string& k) {
-            return std::regex_search(name, std::regex(k));
-        });
-        if (kernel == kernels.end()) continue;  // the units row
-        bool counted = false;
+        NcuLaunch launch{field("Kernel Name"), {}, {}};
         for (const std::string& metric : metrics) {
             REQUIRE_MESSAGE(std::find(head.begin(), head.end(), metric) != head.end(),
-                            "ncu reported no column " << metric << ":\n" << end.log.substr(0, 4000));
+                            "ncu reported no column " << metric << ":\n" << log.substr(0, 4000));
             std::string value;
             for (char c : field(metric))
                 if (c != ',') value += c;
+            launch.text[metric] = field(metric);
             char* end_of_number = nullptr;
             const double v = std::strtod(value.c_str(), &end_of_number);
-            if (end_of_number == value.c_str()) continue;
-            profile[*kernel][metric] += v;
-            counted = true;
+            if (end_of_number != value.c_str()) launch.metrics[metric] = v;
         }
-        if (counted) ++launches[*kernel];
+        if (!launch.kernel.empty()) launches.push_back(std::move(launch));  // not the units row
+    }
+    return launches;
+}
+
+std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, const std::vector<std::string>& metrics,
+                                   const std::function<void()>& calls)
+{
+    std::string any_kernel;
+    for (const std::string& k : kernels) any_kernel += (any_kernel.empty() ? "" : "|") + k;
+    const auto launches = ncu_launches(metrics, {"--kernel-name", "regex:" + any_kernel}, calls);
+    if (!launches) return std::nullopt;
+    Profile profile;
+    std::map<std::string, int> counted;
+    for (const NcuLaunch& launch : *launches) {
+        const auto kernel = std::find_if(kernels.begin(), kernels.end(), [&](const std::string& k) {
+            return std::regex_search(launch.kernel, std::regex(k));
+        });
+        if (kernel == kernels.end() || launch.metrics.empty()) continue;
+        for (const auto& [metric, value] : launch.metrics) profile[*kernel][metric] += value;
+        ++counted[*kernel];
     }
     for (const std::string& k : kernels)
-        REQUIRE_MESSAGE(launches[k] > 0, "ncu profiled no launch of a kernel named like '" << k << "':\n"
-                                                                                         << end.log.substr(0, 4000));
+        REQUIRE_MESSAGE(counted[k] > 0, "ncu profiled no launch of a kernel named like '" << k << "'");
     return profile;
 }
 

@@ -14,6 +14,7 @@ import os
 import queue
 import secrets
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -130,7 +131,10 @@ def grade_one(batch, worker, path, student, out_root, options):
             elif runner:
                 shutil.copy2(runner, ws.runner_of(ch))
         spec, problem = sandbox.write_spec(worker.tmp / "sandbox.args", batch.hidden, [ws.build_dir])
-        env = dict(worker.env, COURSE_SEED=str(batch.seed), TMPDIR=str(worker.tmp))
+        env = dict(worker.env, COURSE_SEED=str(batch.seed), TMPDIR=str(worker.tmp),
+                   # the copy bandwidth and CUB, timed once per GPU and run (course/performance.hpp), where the
+                   # sandboxed runners cannot reach (out_root is hidden from them)
+                   COURSE_BASELINES_CACHE=str(out_root / "baselines" / f"{socket.gethostname()}-gpu{worker.gpu}"))
         if spec:
             env["COURSE_SANDBOX"] = spec
         hashes = {**batch.checker.hashes}

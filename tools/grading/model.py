@@ -11,6 +11,10 @@ TASK_TEST = re.compile(r"^TODO\((\d\d)\.(\d+)\)\s*(.*)$")
 # "03.lesson", so that an instructor can keep or drop them (grade.py --no-lesson).
 LESSON = "lesson"
 LESSON_NAME = "lesson: what each kernel's structure is for, measured with Nsight Compute"
+# A chapter's performance task ("TODO(04.6) performance": its final kernel timed by Nsight Compute) is graded as
+# "04.performance", its points piecewise linear in the fraction of copy bandwidth (grading.toml [performance]).
+PERFORMANCE = "performance"
+PERFORMANCE_NAME = "performance: the final kernel's bandwidth as a fraction of the GPU's copy bandwidth"
 
 
 @dataclass
@@ -20,6 +24,7 @@ class Outcome:
     status: str
     reason: str = ""
     seconds: float = 0.0
+    measure: dict = None  # a performance test's measurement, as the checks reported it
 
 
 @dataclass
@@ -30,10 +35,13 @@ class Task:
     status: str = PASSED
     reason: str = ""
     tests: list = field(default_factory=list)
+    measure: dict = None  # a performance task's measurement
 
     def add(self, outcome):
         """A task passes only if every one of its tests passes; a failure outranks a test not graded."""
         self.tests.append(outcome)
+        if outcome.measure is not None:
+            self.measure = outcome.measure
         if _RANK[outcome.status] > _RANK[self.status]:
             self.status, self.reason = outcome.status, outcome.reason
 
@@ -49,4 +57,4 @@ class Task:
 
 def task_sort_key(task_id):
     chapter, number = task_id.split(".")
-    return int(chapter), 1000 if number == LESSON else int(number)
+    return int(chapter), {LESSON: 1000, PERFORMANCE: 1001}.get(number) or int(number)

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from .runner import chapter_of, is_lesson, task_id_of
+from .runner import chapter_of, is_lesson, is_performance, task_id_of
 
 
 def find_cuda_tool(name):
@@ -49,9 +49,9 @@ def missing(build, manifest, gpu_present, facts, only_task=None, only_chapters=N
     if not find_cuda_tool("compute-sanitizer"):
         out.append(("no-compute-sanitizer", "compute-sanitizer (the race checks of the GPU tasks; it comes with "
                                             "the CUDA Toolkit: put its bin directory on PATH)"))
-    lessons = sorted({task_id_of(t["name"]) for t in gpu_tests if is_lesson(t["name"])})
-    if lessons and not find_cuda_tool("ncu"):
-        out.append(("no-ncu", f"Nsight Compute, ncu (the lesson tests {', '.join(lessons)}; or grade.py --no-lesson)"))
+    profiled = sorted({task_id_of(t["name"]) for t in gpu_tests if is_lesson(t["name"]) or is_performance(t["name"])})
+    if profiled and not find_cuda_tool("ncu"):
+        out.append(("no-ncu", f"Nsight Compute, ncu (the tests {', '.join(profiled)}; or grade.py --no-lesson)"))
     need = {chapter_of(task_id_of(t["name"]), manifest): float(t["env"]["COURSE_GPU_MEMORY_GIB"])
             for t in gpu_tests if "large" in suites(t) and (t.get("env") or {}).get("COURSE_GPU_MEMORY_GIB")}
     smallest = min((gib for _, gib in facts.values()), default=None)

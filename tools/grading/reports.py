@@ -21,15 +21,24 @@ def number(x):
     return int(x) if float(x).is_integer() else round(x, 2)
 
 
-def summarize(tasks, chapters, worth):
+def earned(task, worth, scheme):
+    """The points a task earned: all of them when it passed; a performance task's share of them by its
+    measurement (grading.toml's [performance] thresholds)."""
+    if task.status != PASSED:
+        return 0
+    return worth * scheme.score(task.task, task.measure) if task.measure else worth
+
+
+def summarize(tasks, chapters, worth, scheme=None):
     """{chapter: {"points", "max_points", "not_graded", "failed"}} in chapter order, and the totals.
     worth: {task id: its points}."""
+    scheme = scheme or scheme_file.Scheme()
     empty = lambda: {"points": 0, "max_points": 0, "not_graded": 0, "failed": 0}  # noqa: E731
     per = {ch: empty() for ch in chapters}
     for t in tasks:
         c = per.setdefault(t.chapter, empty())
         c["max_points"] += worth[t.task]
-        c["points"] += worth[t.task] if t.status == PASSED else 0
+        c["points"] += earned(t, worth[t.task], scheme)
         c["not_graded"] += t.status == NOT_GRADED
         c["failed"] += t.status == FAILED
     for c in per.values():
@@ -42,12 +51,12 @@ def grade_record(student, tasks, chapters, reproduce=None, scheme=None, **extra)
     scheme = scheme or scheme_file.load()
     chapter_of = {t.task: t.chapter for t in tasks}
     worth = scheme.points(list(chapter_of), chapter_of.get)
-    per, total = summarize(tasks, chapters, worth)
+    per, total = summarize(tasks, chapters, worth, scheme)
     rows = []
     for t in tasks:
         row = t.as_dict()
         row["max_points"] = number(worth[t.task])
-        row["points"] = row["max_points"] if t.status == PASSED else 0
+        row["points"] = number(earned(t, worth[t.task], scheme))
         if reproduce and t.status == FAILED:  # the one command that grades a failed task again with the same inputs
             row["reproduce"] = f"{reproduce} --task {t.task}"
         rows.append(row)
@@ -122,13 +131,22 @@ def flags_of(*, read_as, files, missing, ignored, starter, sandbox_problem, by_n
     return flags
 
 
+def measure_text(task_row):
+    """A performance task's line: "reduce_vectorized: 97.3% of copy bandwidth (CUB 95.1%) on <GPU>"."""
+    m = task_row["measure"]
+    return (f"{printable(m.get('kernel', '?'))}: {100 * m['fraction']:.1f}% of copy bandwidth "
+            f"(CUB {100 * m.get('cub_fraction', 0):.1f}%) on {printable(m.get('gpu', '?'))}")
+
+
 def print_table(record, out=print):
     out(f"{'chapter':<22} {'points':>7} {'failed':>6} {'not graded':>10}")
     for ch, c in record["chapters"].items():
         if c["max_points"] or c["not_graded"]:
             out(f"{ch:<22} {c['points']:>3}/{c['max_points']:<3} {c['failed']:>6} {c['not_graded']:>10}")
     for t in record["tasks"]:
-        if t["status"] != PASSED:
+        if t.get("measure"):
+            out(f"  TODO({t['task']}) {measure_text(t)}: {t['points']} of {t['max_points']} points")
+        elif t["status"] != PASSED:
             out(f"  TODO({t['task']}) {t['name']}: {t['status']}" + (f" - {t['reason']}" if t["reason"] else ""))
     line = f"total: {record['points']}/{record['max_points']} points"
     if record["not_graded"]:
@@ -228,6 +246,8 @@ def student_report(record):
     for t in record["tasks"]:
         out.append(("row", f"TODO({t['task']}) {t['name']}: {t['status']}"
                            + (f" ({t['points']} of {t['max_points']} points)" if "max_points" in t else "")))
+        if t.get("measure"):
+            out.append(("line", measure_text(t) + ", timed by Nsight Compute on the grading GPU"))
         if t["status"] == PASSED:
             continue
         out.append(("line", t["reason"] or "(no reason recorded)"))

@@ -20,7 +20,8 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from . import doctest_xml
-from .model import FAILED, LESSON, LESSON_NAME, TASK_TEST, Outcome, Task, task_sort_key
+from .model import FAILED, LESSON, LESSON_NAME, PASSED, PERFORMANCE, PERFORMANCE_NAME, TASK_TEST, Outcome, Task, \
+    task_sort_key
 
 TIMEOUT_HINT = "a hung kernel, a spin-wait that never ends, or an endless loop?"
 
@@ -38,10 +39,12 @@ class Build:
         self.targets = json.loads((info / "intro-targets.json").read_text())
 
     with_lesson = True  # grade.py --no-lesson: leave the lesson suite out
+    with_performance = True  # grade.py --no-performance: leave the performance tasks out
 
     def task_tests(self):
         """The graded tests, in task order."""
-        tests = [t for t in self.tests if TASK_TEST.match(t["name"]) and (self.with_lesson or not is_lesson(t["name"]))]
+        tests = [t for t in self.tests if TASK_TEST.match(t["name"]) and (self.with_lesson or not is_lesson(t["name"]))
+                 and (self.with_performance or not is_performance(t["name"]))]
         return sorted(tests, key=lambda t: task_sort_key(task_id_of(t["name"])))
 
     def executables(self):
@@ -56,14 +59,31 @@ def is_lesson(test_name):
     return TASK_TEST.match(test_name).group(3).strip().startswith(LESSON)
 
 
+def is_performance(test_name):
+    return TASK_TEST.match(test_name).group(3).strip() == PERFORMANCE
+
+
 def task_id_of(test_name):
-    """"03.2" for "TODO(03.2) ...", and "03.lesson" for every lesson test of chapter 03."""
+    """"03.2" for "TODO(03.2) ...", "03.lesson" for every lesson test of chapter 03, "04.performance" for
+    "TODO(04.6) performance"."""
     m = TASK_TEST.match(test_name)
-    return f"{m.group(1)}.{LESSON if is_lesson(test_name) else m.group(2)}"
+    line = LESSON if is_lesson(test_name) else PERFORMANCE if is_performance(test_name) else m.group(2)
+    return f"{m.group(1)}.{line}"
 
 
 def task_name_of(test_name):
+    if is_performance(test_name):
+        return PERFORMANCE_NAME
     return LESSON_NAME if is_lesson(test_name) else TASK_TEST.match(test_name).group(3).strip()
+
+
+def read_measure(path):
+    """The measurement a performance test's checks wrote (course/performance.hpp), or None."""
+    try:
+        measure = json.loads(Path(path).read_text())
+        return measure if isinstance(measure.get("fraction"), (int, float)) else None
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def chapter_of(task_id, chapters):
@@ -153,8 +173,8 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     def suites(test):
         return {s.split(":")[-1] for s in test.get("suite", [])}
 
-    def alone(test):  # GBs of GPU memory (large) or the GPU's counters (lesson): after the shared tests
-        return bool(suites(test) & {"large", "lesson"})
+    def alone(test):  # GBs of GPU memory (large), the GPU's counters (lesson) or its time: after the shared tests
+        return bool(suites(test) & {"large", "lesson", "performance"})
 
     owner = object()  # this submission's places on a shared GPU
     beside_others = set()  # tests that shared the GPU with another submission's tests
@@ -230,13 +250,20 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         report, log = out_dir / f"{stem}.xml", out_dir / f"{stem}.log"
         timeout = min(test["timeout"] or chapter_timeout, left)
         run_env = dict(os.environ, **test_env, **(env or {}))
+        measured = out_dir / f"{stem}.measure.json"  # written by the checks (no student code), never the runner
+        measured.unlink(missing_ok=True)
+        if is_performance(test["name"]):
+            run_env["COURSE_PERFORMANCE_REPORT"] = str(measured)
         code, seconds = run_doctest(test["cmd"], report, log, timeout, run_env, test.get("workdir") or build.dir,
                                     first_failure=True)
         if code is None:
             return Outcome(test["name"], FAILED, f"TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})", round(seconds, 2))
         expected = doctest_xml.expected_cases(doctest_xml.declared_cases(exe), test["cmd"][1:])
         status, reason = doctest_xml.verdict(report, expected, code, gpu_present)
-        return Outcome(test["name"], status, reason, round(seconds, 2))
+        measure = read_measure(measured) if status == PASSED and is_performance(test["name"]) else None
+        if status == PASSED and is_performance(test["name"]) and measure is None:
+            status, reason = FAILED, "the performance checks passed but wrote no measurement"
+        return Outcome(test["name"], status, reason, round(seconds, 2), measure)
 
     runnable = []
     for i, test in enumerate(tests):
@@ -264,19 +291,19 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
                 outcomes[i] = Outcome(tests[i]["name"], FAILED, f"not run: '{blocker}' timed out (a hung kernel)")
             else:
                 later.append(i)
-    large = [i for i in later if not is_lesson(tests[i]["name"])]
-    lessons = [i for i in later if is_lesson(tests[i]["name"])]
-    # On a shared GPU the large tests run side by side as their declared memory allows, and the lesson tests
-    # (Nsight Compute's counters) one after the other in one turn alone on the GPU: emptying it once per
+    on_counters = [i for i in later if is_lesson(tests[i]["name"]) or is_performance(tests[i]["name"])]
+    large = [i for i in later if i not in on_counters]
+    # On a shared GPU the large tests run side by side as their declared memory allows, and the lesson and
+    # performance tests (Nsight Compute) one after the other in one turn alone on the GPU: emptying it once per
     # submission, not once per test. Without one, each runs alone in turn.
     with ThreadPoolExecutor(max_workers=max(1, jobs) if gpu_share else 1) as pool:
         for i, outcome in zip(large, pool.map(run_one, large)):
             outcomes[i] = outcome
     confirm(large if gpu_share else [])
-    gpu_lessons = [i for i in lessons if "gpu" in suites(tests[i])]
-    with gpu_share.use(alone=True) if gpu_share and gpu_lessons else nullcontext(0.0) as wait:
+    gpu_counters = [i for i in on_counters if "gpu" in suites(tests[i])]
+    with gpu_share.use(alone=True) if gpu_share and gpu_counters else nullcontext(0.0) as wait:
         waited["gpu"] += wait
-        for i in lessons:
+        for i in on_counters:
             outcomes[i] = run_timed(i)
 
     tasks = {}

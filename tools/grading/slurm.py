@@ -24,12 +24,13 @@ exec python3 {grade} --submission "$submission" --student "$student" --out {out}
 """
 
 MERGE = """#!/bin/bash
-# After every array task has ended (afterany: failed ones too): one gradebook.csv from the grade.json files.
+# After every array task has ended (afterany: failed ones too): gradebook.csv, summary.html and the leaderboard
+# from the grade.json files.
 #SBATCH --job-name=grade-cuda-course-merge
 #SBATCH --time=00:10:00
 #SBATCH --output={logs}/merge-%j.log
 {extra}set -euo pipefail
-exec python3 {grade} --merge {out}
+exec python3 {grade} --merge {out}{merge_options}
 """
 
 SUBMIT = """#!/bin/bash
@@ -56,6 +57,8 @@ def write_jobs(entries, out_root, grade_script, options):
         passed.append("--worktree")
     if options.no_lesson:
         passed.append("--no-lesson")
+    if options.no_performance:
+        passed.append("--no-performance")
     if options.partial:
         passed.append("--partial")
     extra = "".join(f"#SBATCH {o}\n" for o in options.slurm_option)
@@ -65,7 +68,8 @@ def write_jobs(entries, out_root, grade_script, options):
         last=len(entries) - 1, cpus=options.slurm_cpus, time=options.slurm_time, tsv=q(str(tsv)),
         gres=f"#SBATCH --gres=gpu:{options.slurm_gpus}\n" if options.slurm_gpus else "",
         options=" ".join(q(o) for o in passed), **fields))
-    (folder / "merge.sbatch").write_text(MERGE.format(**fields))
+    (folder / "merge.sbatch").write_text(MERGE.format(
+        merge_options=" --leaderboard-names" if options.leaderboard_names else "", **fields))
     (folder / "submit.sh").write_text(SUBMIT.format(count=len(entries)))
     for name in ("grade-array.sbatch", "merge.sbatch", "submit.sh"):
         (folder / name).chmod(0o755)

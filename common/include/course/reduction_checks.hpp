@@ -119,7 +119,7 @@ void check_rejects_naming(const std::string& task, const Launcher& l);
 // "reduce_unrolling2/4/8"): 1..8 and the standard sizes x every block (with full_int_range(), also ints over
 // the whole int range); values at +-values_at(); nothing read at or past n; a stream of its own; bad arguments
 // (with naming_rejects(), their messages too; then rejects_also); the also() cases; with race_free(),
-// "<task> racecheck and synccheck"; with large(), "<task> large: ...". A task with depends_on() checks its
+// "<task> racecheck and synccheck"; with large(), "<task> large: ..."; with performance(op), "<task> performance: ...". A task with depends_on() checks its
 // dependencies first in every case that runs its kernels.
 class ReductionTask {
 public:
@@ -162,6 +162,13 @@ public:
         return *this;
     }
 
+    // "<task> performance: <op> on 2^28 ints, ...": the chapter's performance task (course/performance.hpp).
+    ReductionTask& performance(std::string op)
+    {
+        performance_op_ = std::move(op);
+        return *this;
+    }
+
     const std::string& task() const { return task_; }
     const std::vector<Dependency>& depends() const { return depends_; }
     // The task's reductions (with workspace_per_case(), on a new workspace).
@@ -182,6 +189,7 @@ private:
     std::size_t large_n_ = 0, period_ = 0, extra_bytes_ = 0, margin_ = 0;
     std::vector<int> large_blocks_;
     std::vector<std::size_t> firsts_;
+    std::string performance_op_;
 };
 
 // Registers each task's cases (in the order given), e.g. COURSE_REDUCTION_TASKS(neighbored, less);

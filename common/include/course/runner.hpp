@@ -105,6 +105,10 @@ struct Op {
     bool host = false;  // buffers in host memory: the chapter's CPU tasks (no CUDA at all)
 };
 
+// Launched before an operation whose request sets course_mark = 1 (a performance task's timed calls): a kernel
+// named course_timed_call_marker, which cuts Nsight Compute's list of the runner's kernels into calls.
+void launch_timed_call_marker();
+
 // The runner's main loop over the socket on file descriptor boundary::runner_fd; returns main()'s exit code.
 int serve(const Op* ops, std::size_t count);
 template <std::size_t N>

@@ -65,12 +65,24 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
 // does nothing, since every runner of the program is already under a tool.
 void check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls);
 
-// The lesson suite (what a kernel's structure is for, measured): runs `calls` in a runner of its own under
-// Nsight Compute, once, and returns each of `metrics` (ncu metric names, e.g.
+// Runs `calls` in a runner of its own under Nsight Compute (ncu --metrics `metrics` plus `options`, e.g. a
+// --kernel-name filter), once, and returns every launch ncu profiled, in order: the kernel's name and each
+// metric's value (as a number where it is one), read from the log file ncu wrote (outside the runner's reach).
+// Without ncu, or when ncu cannot read the counters here (ERR_NVGPUCTRPERM, a sanitizer setup), the case is
+// skipped with the reason and the answer is nullopt.
+struct NcuLaunch {
+    std::string kernel;
+    std::map<std::string, double> metrics;
+    std::map<std::string, std::string> text;
+};
+std::optional<std::vector<NcuLaunch>> ncu_launches(const std::vector<std::string>& metrics,
+                                                   const std::vector<std::string>& options,
+                                                   const std::function<void()>& calls);
+
+// The lesson suite (what a kernel's structure is for, measured): ncu_launches of `calls`, each of `metrics` (e.g.
 // "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") summed over the launches of each of `kernels`
-// (regular expressions searched in the kernel's name): profile[kernel][metric], read from the log file ncu
-// wrote. Every kernel must have been launched. Without ncu, or when ncu cannot read the counters here
-// (ERR_NVGPUCTRPERM, a sanitizer setup), the case is skipped with the reason and the answer is nullopt.
+// (regular expressions searched in the kernel's name): profile[kernel][metric]. Every kernel must have been
+// launched.
 using Profile = std::map<std::string, std::map<std::string, double>>;
 std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, const std::vector<std::string>& metrics,
                                    const std::function<void()>& calls);
@@ -111,6 +123,12 @@ const std::string& last_call();
 std::string note_call(const std::string& task, const std::string& what);
 // A compute-sanitizer report with at least one summary line, each of them counting 0.
 bool summaries_clean(const std::string& report);
+// The launches of an ncu --csv --page raw log (ncu_launches).
+std::vector<NcuLaunch> ncu_rows(const std::string& log, const std::vector<std::string>& metrics);
+// Records a case left out with its reason (kSkipMarker); the grader reads it as "not graded".
+void record_skip(const std::string& reason);
+// A CUDA tool (ncu, compute-sanitizer) on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin.
+std::optional<std::string> find_cuda_tool(const char* tool);
 }  // namespace detail
 
 }  // namespace course::testing

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The performance tasks' grading without a GPU (tools/grading/runner.py, points.py, reports.py). Fake checks
+programs (this file, run as a script) play 'TODO(07.5) performance' tests:
+  - "measured" passes and writes its measurement where COURSE_PERFORMANCE_REPORT says (as the checks do): the
+    task "07.performance" passes with that measurement, and earns its points by grading.toml's thresholds,
+    linearly between them (0 below the lowest, all at or above the full one);
+  - "silent" passes but writes no measurement: the task fails (a pass proves nothing without one);
+  - "wrong" writes a measurement and fails (a timed call was wrong): the task fails and keeps no measurement.
+Also: grading.toml's [performance] is checked (bad thresholds are refused with the key named), the maximum
+counts the performance task whatever it earned, and --no-performance (Build.with_performance) leaves it out.
+Exits 1 with what went otherwise."""
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+CASE = "TODO(07.5) performance: scan_single_pass on 2^28 ints, as a fraction of copy bandwidth"
+XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<doctest binary="fake">\n{cases}'
+       '<OverallResultsTestCases unskipped="1"/>\n</doctest>\n')
+
+
+def fake_checks(role, fraction, argv):
+    """The checks program of `role`: --list-test-cases, or one run writing its XML report (--out=FILE)."""
+    if "--list-test-cases" in argv:
+        print(XML.format(cases=f'<TestCase name="{CASE}" filename="x" line="1"/>\n'))
+        return 0
+    out = next(a.split("=", 1)[1] for a in argv if a.startswith("--out="))
+    if role != "silent":
+        Path(os.environ["COURSE_PERFORMANCE_REPORT"]).write_text(json.dumps(
+            {"task": "07.5", "kernel": "scan_single_pass", "fraction": float(fraction), "cub_fraction": 0.85,
+             "gpu": "Fake GPU"}))
+    ok = role != "wrong"
+    result = (f'<OverallResultsAsserts successes="1" failures="{int(not ok)}" '
+              f'test_case_success="{"true" if ok else "false"}"/>')
+    message = "" if ok else '<Message type="ERROR" filename="x" line="1"><Text>timed run 2: wrong</Text></Message>'
+    Path(out).write_text(XML.format(cases=f'<TestCase name="{CASE}" filename="x" line="1">{message}{result}'
+                                          '</TestCase>\n'))
+    return 0 if ok else 1
+
+
+def main():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from grading import points, reports
+    from grading.model import FAILED, PASSED
+    from grading.runner import Build, run_tasks
+
+    problems = []
+
+    def expect(what, got, want):
+        if got != want:
+            problems.append(f"{what}: {got!r}, expected {want!r}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+
+        def test(role, fraction=0.0):
+            program = tmp / f"{role}-{fraction}_checks"
+            program.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{__file__}" --fake {role} {fraction} "$@"\n')
+            program.chmod(0o755)
+            return {"name": "TODO(07.5) performance", "cmd": [str(program)], "timeout": 30,
+                    "suite": ["07_scan:gpu", "07_scan:performance"]}
+
+        class FakeBuild:
+            dir = tmp
+
+            def __init__(self, *tests):
+                self.tests = list(tests)
+
+            def task_tests(self):
+                return self.tests
+
+        def grade(role, fraction=0.0):
+            tasks = run_tasks(FakeBuild(test(role, fraction)), ["07_scan"], tmp / f"{role}-{fraction}",
+                              gpu_present=True, chapter_timeout=60)
+            return tasks["07.performance"]
+
+        scheme = points.Scheme(performance={"07": (0.75, 0.95)})
+        for fraction, share in ((0.5, 0), (0.75, 0), (0.85, 0.5), (0.95, 1), (1.05, 1)):
+            task = grade("measured", fraction)
+            expect(f"measured at {fraction}: status", task.status, PASSED)
+            record = reports.grade_record("s", [task], ["07_scan"], scheme=scheme)
+            expect(f"measured at {fraction}: points", (record["points"], record["max_points"]),
+                   (reports.number(share), 1))
+        expect("measured: the measurement kept", grade("measured", 0.9).measure["kernel"], "scan_single_pass")
+        silent = grade("silent")
+        expect("silent", (silent.status, silent.reason), (FAILED, "the performance checks passed but wrote no "
+                                                                  "measurement"))
+        wrong = grade("wrong", 1.0)
+        expect("wrong: status and measurement", (wrong.status, wrong.measure), (FAILED, None))
+        expect("wrong: points", reports.grade_record("s", [wrong], ["07_scan"], scheme=scheme)["points"], 0)
+
+        for bad in ('"07" = [0.9, 0.5]', '"7" = [0.5, 0.9]', '"07" = [0.5]', '"07" = "fast"'):
+            (tmp / "bad.toml").write_text(f"[performance]\n{bad}\n")
+            try:
+                points.load(tmp / "bad.toml")
+                problems.append(f"grading.toml [performance] {bad} was accepted")
+            except SystemExit as e:
+                expect(f"the refusal of {bad} names the table", "[performance]" in str(e), True)
+        (tmp / "off.toml").write_text("performance_tasks = false\n")
+        expect("performance_tasks = false", points.load(tmp / "off.toml").performance_tasks, False)
+
+        intro = tmp / "build" / "meson-info"
+        intro.mkdir(parents=True)
+        (intro / "meson-info.json").write_text(json.dumps({"directories": {"source": str(tmp)}}))
+        (intro / "intro-targets.json").write_text("[]")
+        (intro / "intro-tests.json").write_text(json.dumps([test("measured"), {**test("measured"),
+                                                                                 "name": "TODO(07.5) scan_single_pass"}]))
+        build = Build(tmp / "build")
+        expect("with the performance tasks", [t["name"] for t in build.task_tests()],
+               ["TODO(07.5) scan_single_pass", "TODO(07.5) performance"])
+        Build.with_performance = False
+        expect("--no-performance", [t["name"] for t in build.task_tests()], ["TODO(07.5) scan_single_pass"])
+    if problems:
+        sys.exit("performance_test:\n  " + "\n  ".join(problems))
+    print("performance_test: a performance task passes only with a measurement from its checks and earns its points "
+          "linearly between grading.toml's thresholds; a failed one earns none; bad thresholds are refused; "
+          "--no-performance leaves the task out")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--fake"]:
+        sys.exit(fake_checks(sys.argv[2], sys.argv[3], sys.argv[4:]))
+    main()
