@@ -137,7 +137,7 @@ for stage in "${stages[@]}"; do
         done
         rm -rf "$LOGS/class"
         # each exploit group graded with its chapter alone (the others would only rerun the solution's checks)
-        for group in 01_serial_recursive 02_neighbored 03_interleaved; do
+        for group in 01_serial_recursive 02_neighbored 03_interleaved 04_unroll_warp; do
             python3 tests/grading/exploits/suite.py make "$LOGS/exploits-$group" --gpu --group $group > /dev/null
             python3 tools/grade.py --class "$LOGS/exploits-$group" --out "$LOGS/exploit-grades-$group" \
                 --gpu-arch "$ARCH" --worktree --chapters $group --workspace /tmp/grade-exploits-ws ${GRADE_ARGS:-} \

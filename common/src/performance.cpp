@@ -104,8 +104,8 @@ std::optional<std::vector<NcuLaunch>> baseline_launches(const Performance& p)
     std::vector<std::string> args{*ncu, "--metrics", time_metric + "," + name_metric, "--csv", "--page", "raw",
                                   "--print-units", "base", "--log-file", log};
     args.insert(args.end(), timing_options.begin(), timing_options.end());
-    for (const std::string a : {std::string(program), p.baseline, std::to_string(p.n), std::to_string(p.runs)})
-        args.push_back(a);
+    for (std::string a : {std::string(program), p.baseline, std::to_string(p.n), std::to_string(p.runs)})
+        args.push_back(std::move(a));
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
