@@ -15,5 +15,5 @@ inline constexpr NeighboredStep neighbored_progression[] = {
      "the tutorial's tree in global memory: thread tid adds element tid + s when tid % (2s) == 0", course::large},
     {"02.2", "reduce_neighbored_less", reduce_neighbored_less,
      "thread tid works on element 2*s*tid: the busy threads fill whole warps, the other warps skip the level",
-     course::large, "smsp__sass_branch_targets_threads_divergent.sum"},
+     course::large, "smsp__sass_branch_targets_threads_divergent.sum", course::timed},
 };

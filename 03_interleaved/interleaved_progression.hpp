@@ -34,7 +34,8 @@ inline constexpr InterleavedSharedStep interleaved_shared_progression[] = {
      "thread tid on word 2*s*tid: no modulo, busy threads packed, but bank conflicts (reduce1)",
      course::large, bank_conflicts},
     {"03.4", "reduce_shared_sequential", reduce_shared_sequential,
-     "sequential addressing, tid < s adds word tid + s: no bank conflicts (reduce2)", course::large, bank_conflicts},
+     "sequential addressing, tid < s adds word tid + s: no bank conflicts (reduce2)", course::large, bank_conflicts,
+     course::timed},
 };
 
 // Every step of the chapter, both tables in order (ArgSpec::steps: what --kernel accepts, --list prints).

@@ -36,7 +36,7 @@ inline constexpr UnrollWarpStep unroll_warp_progression[] = {
 inline constexpr UnrollWarpVectorizedStep unroll_warp_vectorized_progression[] = {
     {"04.6", "reduce_vectorized", reduce_vectorized,
      "16-byte loads at any alignment, one pass: the last block writes the total",
-     course::large, "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
+     course::large, "dram__throughput.avg.pct_of_peak_sustained_elapsed", course::timed},
 };
 
 // Every step of the chapter, both tables in order (ArgSpec::steps: what --kernel accepts, --list prints).

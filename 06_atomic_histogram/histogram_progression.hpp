@@ -18,5 +18,5 @@ inline constexpr HistogramStep histogram_progression[] = {
     {"06.4", "histogram_sub_histograms", histogram_sub_histograms,
      "32 transposed sub-histograms (no bank conflicts), grid from the occupancy API", course::large},
     {"06.5", "histogram_vectorized", histogram_vectorized,
-     "16-byte loads, four in flight per thread, one add for 16 equal bytes", course::large},
+     "16-byte loads, four in flight per thread, one add for 16 equal bytes", course::large, nullptr, course::timed},
 };

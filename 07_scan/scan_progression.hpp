@@ -33,7 +33,7 @@ inline const ScanMultiTileStep scan_multi_tile_progression[] = {
     {"07.4", "scan_warp_shuffle", scan_warp_shuffle,
      "warp-shuffle block scans, 32 items per thread in 16-byte accesses, reduce-then-scan (3n)", course::large},
     {"07.5", "scan_single_pass", scan_single_pass, "one kernel: tiles find their offsets by decoupled look-back (2n)",
-     course::large},
+     course::large, nullptr, course::timed},
 };
 
 // The largest n a single-block scan takes with `block` threads.

@@ -7,7 +7,9 @@ For every GPU chapter (its meson.build's topic, not host_only), read from the pr
   - the demo and the bench print the same progression (`--list --json`), and `--list` the same names;
   - every step's task is one of the chapter's graded tasks (Meson's TODO(NN.k) tests) or "given";
   - the steps flagged `large` are the tasks of Meson's large_tasks, those with a `lesson` metric its
-    lesson_tasks; every lesson metric is judged in checks.cpp and printed by tools/profile.sh;
+    lesson_tasks, the one flagged `timed` (the chapter's last step, if any) its performance_task, whose case the
+    checks register; every lesson
+    metric is judged in checks.cpp and printed by tools/profile.sh;
   - every mutant (tests/mutants/NN_name.toml) names a graded task and a student file of the chapter;
   - tools/profile.sh profiles the chapter through its demo, <topic>_demo;
   - tools/grading/student_files.json takes the chapter's student file, starter/<topic>_student.cu[h].
@@ -24,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from lint_chapters import meson_var  # noqa: E402
 
-TASK_TEST = re.compile(r"^TODO\((\d\d\.\d+)\) ?(large|lesson)?")
+TASK_TEST = re.compile(r"^TODO\((\d\d\.\d+)\) ?(large|lesson|performance)?")
 
 
 def listed(program, *args):
@@ -67,7 +69,7 @@ def main():
                 f"{[s['name'] for s in bench['steps']]}")
         if names != [s["name"] for s in steps]:
             bad(f"--list prints {names}, --list --json {[s['name'] for s in steps]}")
-        graded, by_test = set(), {"large": set(), "lesson": set()}
+        graded, by_test = set(), {"large": set(), "lesson": set(), "performance": set()}
         for t in tests:
             m = TASK_TEST.match(t["name"]) if any(s.split(":")[0] == name for s in t["suite"]) else None
             if m and m.group(1).startswith(nn + "."):
@@ -77,11 +79,19 @@ def main():
         for s in steps:
             if s["task"] not in graded | {"given"}:
                 bad(f"step {s['name']} names task {s['task']}, which is not graded (Meson's tasks: {sorted(graded)})")
-        flagged = {"large": {s["task"] for s in steps if s["large"]}, "lesson": {s["task"] for s in steps if s["lesson"]}}
-        for kind in ("large", "lesson"):
+        flagged = {"large": {s["task"] for s in steps if s["large"]}, "lesson": {s["task"] for s in steps if s["lesson"]},
+                   "performance": {s["task"] for s in steps if s["timed"]}}
+        for kind in ("large", "lesson", "performance"):
             if flagged[kind] != by_test[kind]:
-                bad(f"the steps flagged {kind} are of tasks {sorted(flagged[kind])}, Meson's {kind}_tasks "
-                    f"{sorted(by_test[kind])}")
+                bad(f"the steps flagged {kind} are of tasks {sorted(flagged[kind])}, Meson's "
+                    f"{'performance_task' if kind == 'performance' else kind + '_tasks'} {sorted(by_test[kind])}")
+        if any(s["timed"] for s in steps[:-1]):
+            bad("a step other than the last is flagged timed: the performance task times the chapter's final kernel")
+        cases = subprocess.run([str(bin_dir / f"{topic}_checks"), "--list-test-cases"], capture_output=True, text=True,
+                               timeout=60).stdout
+        for task in flagged["performance"]:
+            if f"TODO({task}) performance: {steps[-1]['name']} " not in cases:
+                bad(f"the checks have no case 'TODO({task}) performance: {steps[-1]['name']} ...' for the timed step")
         checks = (chapter / "checks.cpp").read_text()
         profiled = re.search(rf"^{nn}_\*\).*?;;", profile, re.M | re.S)
         profiled = profiled.group(0).replace("$dram", dram) if profiled else ""

@@ -55,7 +55,7 @@ std::string json_string(const std::string& text)
 }
 
 // The progression as --list --json prints it:
-// {"program": ..., "steps": [{"task", "name", "change", "large", "lesson"}, ...]}.
+// {"program": ..., "steps": [{"task", "name", "change", "large", "lesson", "timed"}, ...]}.
 std::string steps_json(const ArgSpec& spec)
 {
     std::string out = "{\"program\": " + json_string(spec.program) + ", \"steps\": [";
@@ -63,7 +63,8 @@ std::string steps_json(const ArgSpec& spec)
         const StepFacts& s = spec.steps[i];
         out += std::string(i ? ",\n  " : "\n  ") + "{\"task\": " + json_string(s.task) + ", \"name\": " +
                json_string(s.name) + ", \"change\": " + json_string(s.change) +
-               ", \"large\": " + (s.large ? "true" : "false") + ", \"lesson\": " + json_string(s.lesson) + "}";
+               ", \"large\": " + (s.large ? "true" : "false") + ", \"lesson\": " + json_string(s.lesson) +
+               ", \"timed\": " + (s.timed ? "true" : "false") + "}";
     }
     return out + "\n]}\n";
 }

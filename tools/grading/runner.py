@@ -48,8 +48,10 @@ class Build:
         return sorted(tests, key=lambda t: task_sort_key(task_id_of(t["name"])))
 
     def executables(self):
-        """The test programs of the graded tests (paths in the build directory)."""
-        return sorted({t["cmd"][0] for t in self.task_tests()})
+        """The test programs of the graded tests, and the course's programs they start besides the runner
+        (COURSE_BASELINES: the performance tasks' copy and CUB timings), as paths in the build directory."""
+        helpers = {t["env"]["COURSE_BASELINES"] for t in self.task_tests() if "COURSE_BASELINES" in (t.get("env") or {})}
+        return sorted({t["cmd"][0] for t in self.task_tests()} | helpers)
 
     def probe_test(self, name):
         return next((t for t in self.tests if t["name"] == name), None)
@@ -239,7 +241,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         test_env = dict(test.get("env") or {})
         if runner_build is not None and "COURSE_RUNNER" in test_env:
             test_env["COURSE_RUNNER"] = str(Path(runner_build) / Path(test_env["COURSE_RUNNER"]).relative_to(build.dir))
-        programs = [exe] + ([test_env["COURSE_RUNNER"]] if "COURSE_RUNNER" in test_env else [])
+        programs = [exe] + [test_env[k] for k in ("COURSE_RUNNER", "COURSE_BASELINES") if k in test_env]
         if not all(Path(p).exists() for p in programs):
             return Outcome(test["name"], FAILED, "the test program or its runner was not built (see build.log)")
         if exe_hashes is not None and any(p in exe_hashes and exe_hashes[p] != sha256(p) for p in programs):

@@ -18,14 +18,16 @@ struct Step {
     const char* name;    // the launcher's name, which --kernel takes
     Launcher* launch;    // the launcher (all the steps of one table share its signature)
     const char* change;  // one line: what it changes over the step before
-    // Which of its task's tests run this kernel beyond the ordinary checks (Meson's large_tasks and
-    // lesson_tasks must agree):
+    // Which of its task's tests run this kernel beyond the ordinary checks (Meson's large_tasks, lesson_tasks
+    // and performance_task must agree):
     bool large = false;            // 'TODO(NN.k) large': past 2^31 elements
     const char* lesson = nullptr;  // 'TODO(NN.k) lesson': the Nsight Compute metrics it judges (ncu's
                                    // --metrics list), which tools/profile.sh prints for the chapter too
+    bool timed = false;            // 'TODO(NN.k) performance': the chapter's final kernel, timed (course/performance.hpp)
 };
 
 inline constexpr bool large = true;  // Step::large, spelled in a table
+inline constexpr bool timed = true;  // Step::timed
 
 // What a program says of a step (--list --json) and what --kernel accepts: the table without its launchers.
 struct StepFacts {
@@ -34,13 +36,15 @@ struct StepFacts {
     std::string change;
     bool large;
     std::string lesson;  // "" when none
+    bool timed;
 };
 
 template <class Launcher, std::size_t N>
 std::vector<StepFacts> facts_of(const Step<Launcher> (&steps)[N])
 {
     std::vector<StepFacts> facts;
-    for (const Step<Launcher>& s : steps) facts.push_back({s.task, s.name, s.change, s.large, s.lesson ? s.lesson : ""});
+    for (const Step<Launcher>& s : steps)
+        facts.push_back({s.task, s.name, s.change, s.large, s.lesson ? s.lesson : "", s.timed});
     return facts;
 }
 
