@@ -193,7 +193,11 @@ class Chapter:
         self.gpu = None  # asked once, when a GPU task is run
 
     def tests_of(self, task):
-        return [t for t in self.build.task_tests() if task_of(t) == task]
+        """The task's graded tests, less its performance test: a mutant is a wrong kernel, which the ordinary
+        checks kill; timing one would only hold Nsight Compute (one profiler at a time per GPU) from the other
+        chapters' mutants running beside it."""
+        return [t for t in self.build.task_tests() if task_of(t) == task
+                and not any(s.split(":")[-1] == "performance" for s in t["suite"])]
 
     def targets_for(self, tests):
         """The build outputs the tests need (their programs and what those are built from), for ninja."""
