@@ -16,33 +16,24 @@ import threading
 import time
 from pathlib import Path
 
+from fake_checks import FakeBuild, answer, program
+
 CASE = "TODO(02.1) {} case"
-XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<doctest binary="fake">\n{cases}'
-       '<OverallResultsTestCases unskipped="1"/>\n</doctest>\n')
 
 
 def fake_checks(role, argv):
     """The checks program of `role`: --list-test-cases, or one run writing its XML report (--out=FILE)."""
     marker = Path(os.environ["FAKE_MARKER"])
-    name = CASE.format(role)
-    if "--list-test-cases" in argv:
-        print(XML.format(cases=f'<TestCase name="{name}" filename="x" line="1"/>\n'))
-        return 0
-    out = next(a.split("=", 1)[1] for a in argv if a.startswith("--out="))
-    if role == "hog":
-        marker.write_text("held")
-        time.sleep(1.0)
-        marker.unlink()
-    elif role == "hung":
-        time.sleep(60)
-    time.sleep(0.3)  # the victim looks while the hog holds on
+    if "--list-test-cases" not in argv:
+        if role == "hog":
+            marker.write_text("held")
+            time.sleep(1.0)
+            marker.unlink()
+        elif role == "hung":
+            time.sleep(60)
+        time.sleep(0.3)  # the victim looks while the hog holds on
     ok = role == "hog" or (role == "victim" and not marker.exists())
-    result = (f'<OverallResultsAsserts successes="{int(ok)}" failures="{int(not ok)}" '
-              f'test_case_success="{"true" if ok else "false"}"/>')
-    message = "" if ok else '<Message type="ERROR" filename="x" line="1"><Text>kernel launch failed</Text></Message>'
-    Path(out).write_text(XML.format(cases=f'<TestCase name="{name}" filename="x" line="1">{message}{result}'
-                                          '</TestCase>\n'))
-    return 0 if ok else 1
+    return answer(CASE.format(role), argv, ok, "kernel launch failed")
 
 
 def main():
@@ -57,21 +48,9 @@ def main():
         marker = tmp / "marker"
 
         def test(task, role, timeout=30):  # a checks program per role: the grader lists each one's cases once
-            program = tmp / f"{role}_checks"
-            program.write_text(f'#!/bin/sh\nFAKE_MARKER="{marker}" exec "{sys.executable}" "{__file__}" --fake {role} '
-                               '"$@"\n')
-            program.chmod(0o755)
-            return {"name": f"TODO({task}) {role}", "cmd": [str(program)], "timeout": timeout,
+            checks = program(tmp, f"{role}_checks", __file__, [role], env=f'FAKE_MARKER="{marker}" ')
+            return {"name": f"TODO({task}) {role}", "cmd": [str(checks)], "timeout": timeout,
                     "suite": ["02_neighbored:gpu"]}
-
-        class FakeBuild:
-            dir = tmp
-
-            def __init__(self, *tests):
-                self.tests = list(tests)
-
-            def task_tests(self):
-                return self.tests
 
         def grade(build, jobs, share, out):
             waited = {}
@@ -83,7 +62,7 @@ def main():
             if got != want:
                 problems.append(f"{what}: {got}, expected {want}")
 
-        got, confirmed = grade(FakeBuild(test("02.1", "hog"), test("02.2", "victim"), test("02.3", "broken"),
+        got, confirmed = grade(FakeBuild(tmp, test("02.1", "hog"), test("02.2", "victim"), test("02.3", "broken"),
                                          test("02.4", "hung", 2)), 4, GpuShare(4, 80.0), "one")
         expect("1. the hog", got["02.1"][0], PASSED)
         expect("1. the victim beside its own hog", got["02.2"][0], PASSED)
@@ -92,13 +71,14 @@ def main():
         expect("1. re-runs (victim, broken; not the time-out)", confirmed, 2)
 
         share, results = GpuShare(4, 80.0), {}
-        a = threading.Thread(target=lambda: results.update(a=grade(FakeBuild(test("02.1", "hog")), 1, share, "a")))
-        b = threading.Thread(target=lambda: results.update(b=grade(FakeBuild(test("02.2", "victim")), 1, share, "b")))
+        hog, victim = FakeBuild(tmp, test("02.1", "hog")), FakeBuild(tmp, test("02.2", "victim"))
+        a = threading.Thread(target=lambda: results.update(a=grade(hog, 1, share, "a")))
+        b = threading.Thread(target=lambda: results.update(b=grade(victim, 1, share, "b")))
         a.start(), b.start(), a.join(), b.join()
         expect("2. the other submission's hog", results["a"], ({"02.1": (PASSED, "")}, 0))
         expect("2. the victim beside another submission's hog", results["b"], ({"02.2": (PASSED, "")}, 1))
 
-        got, confirmed = grade(FakeBuild(test("02.3", "broken")), 1, GpuShare(4, 80.0), "three")
+        got, confirmed = grade(FakeBuild(tmp, test("02.3", "broken")), 1, GpuShare(4, 80.0), "three")
         expect("3. a broken test that ran beside nothing", (got["02.3"][0], confirmed), (FAILED, 0))
     if problems:
         sys.exit("confirm_alone_test:\n  " + "\n  ".join(problems))

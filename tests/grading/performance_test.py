@@ -15,28 +15,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fake_checks import FakeBuild, answer, program
+
 CASE = "TODO(07.5) performance: scan_single_pass on 2^28 ints, as a fraction of copy bandwidth"
-XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<doctest binary="fake">\n{cases}'
-       '<OverallResultsTestCases unskipped="1"/>\n</doctest>\n')
 
 
 def fake_checks(role, fraction, argv):
-    """The checks program of `role`: --list-test-cases, or one run writing its XML report (--out=FILE)."""
-    if "--list-test-cases" in argv:
-        print(XML.format(cases=f'<TestCase name="{CASE}" filename="x" line="1"/>\n'))
-        return 0
-    out = next(a.split("=", 1)[1] for a in argv if a.startswith("--out="))
-    if role != "silent":
+    """The checks program of `role`: --list-test-cases, or one run writing its measurement (where
+    COURSE_PERFORMANCE_REPORT says, unless silent) and its XML report (--out=FILE)."""
+    if "--list-test-cases" not in argv and role != "silent":
         Path(os.environ["COURSE_PERFORMANCE_REPORT"]).write_text(json.dumps(
             {"task": "07.5", "kernel": "scan_single_pass", "fraction": float(fraction), "cub_fraction": 0.85,
              "gpu": "Fake GPU"}))
-    ok = role != "wrong"
-    result = (f'<OverallResultsAsserts successes="1" failures="{int(not ok)}" '
-              f'test_case_success="{"true" if ok else "false"}"/>')
-    message = "" if ok else '<Message type="ERROR" filename="x" line="1"><Text>timed run 2: wrong</Text></Message>'
-    Path(out).write_text(XML.format(cases=f'<TestCase name="{CASE}" filename="x" line="1">{message}{result}'
-                                          '</TestCase>\n'))
-    return 0 if ok else 1
+    return answer(CASE, argv, role != "wrong", "timed run 2: wrong")
 
 
 def main():
@@ -55,23 +46,12 @@ def main():
         tmp = Path(tmp)
 
         def test(role, fraction=0.0):
-            program = tmp / f"{role}-{fraction}_checks"
-            program.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{__file__}" --fake {role} {fraction} "$@"\n')
-            program.chmod(0o755)
-            return {"name": "TODO(07.5) performance", "cmd": [str(program)], "timeout": 30,
+            checks = program(tmp, f"{role}-{fraction}_checks", __file__, [role, str(fraction)])
+            return {"name": "TODO(07.5) performance", "cmd": [str(checks)], "timeout": 30,
                     "suite": ["07_scan:gpu", "07_scan:performance"]}
 
-        class FakeBuild:
-            dir = tmp
-
-            def __init__(self, *tests):
-                self.tests = list(tests)
-
-            def task_tests(self):
-                return self.tests
-
         def grade(role, fraction=0.0):
-            tasks = run_tasks(FakeBuild(test(role, fraction)), ["07_scan"], tmp / f"{role}-{fraction}",
+            tasks = run_tasks(FakeBuild(tmp, test(role, fraction)), ["07_scan"], tmp / f"{role}-{fraction}",
                               gpu_present=True, chapter_timeout=60)
             return tasks["07.performance"]
 
@@ -104,8 +84,8 @@ def main():
         intro.mkdir(parents=True)
         (intro / "meson-info.json").write_text(json.dumps({"directories": {"source": str(tmp)}}))
         (intro / "intro-targets.json").write_text("[]")
-        (intro / "intro-tests.json").write_text(json.dumps([test("measured"), {**test("measured"),
-                                                                                 "name": "TODO(07.5) scan_single_pass"}]))
+        ordinary = {**test("measured"), "name": "TODO(07.5) scan_single_pass"}
+        (intro / "intro-tests.json").write_text(json.dumps([test("measured"), ordinary]))
         build = Build(tmp / "build")
         expect("with the performance tasks", [t["name"] for t in build.task_tests()],
                ["TODO(07.5) scan_single_pass", "TODO(07.5) performance"])

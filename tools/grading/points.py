@@ -72,7 +72,8 @@ def load(path=None, chapters=()):
     thresholds = {}
     for key, value in data.get("performance", {}).items():
         if not (re.fullmatch(r"\d\d", key) and isinstance(value, list) and len(value) == 2 and
-                all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) and 0 <= value[0] < value[1]):
+                all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) and
+                0 <= value[0] < value[1]):
             raise SystemExit(f"grade: {path}: [performance] takes a chapter number and [lowest, full] fractions of "
                              f"copy bandwidth, 0 <= lowest < full, such as \"04\" = [0.6, 0.9]; not {key} = {value!r}")
         thresholds[key] = tuple(value)

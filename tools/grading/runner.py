@@ -50,7 +50,8 @@ class Build:
     def executables(self):
         """The test programs of the graded tests, and the course's programs they start besides the runner
         (COURSE_BASELINES: the performance tasks' copy and CUB timings), as paths in the build directory."""
-        helpers = {t["env"]["COURSE_BASELINES"] for t in self.task_tests() if "COURSE_BASELINES" in (t.get("env") or {})}
+        helpers = {t["env"]["COURSE_BASELINES"] for t in self.task_tests()
+                   if "COURSE_BASELINES" in (t.get("env") or {})}
         return sorted({t["cmd"][0] for t in self.task_tests()} | helpers)
 
     def probe_test(self, name):
