@@ -158,7 +158,7 @@ def main():
                     help="leave out the lesson suite (Nsight Compute counters; one line per chapter), as "
                          "grading.toml's lesson = false does")
     ap.add_argument("--no-performance", action="store_true",
-                    help="leave out the performance tasks (Nsight Compute's timing, one line per chapter, 14-25 s each "
+                    help="leave out the performance tasks (Nsight Compute's timing, one line per chapter, 14-47 s each "
                          "alone on the GPU), as grading.toml's performance_tasks = false does")
     ap.add_argument("--partial", action="store_true",
                     help="grade even where this machine lacks what some tasks need (a GPU, compute-sanitizer, ncu, "
