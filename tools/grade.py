@@ -103,11 +103,20 @@ def grade_submissions(args):
     if args.class_dir:
         reports.write_gradebook(records, list(load_manifest()), out_root / "gradebook.csv")
         summary_page.write_class_summary(records, list(load_manifest()), out_root / "summary.html")
-        leaderboard.write_leaderboard(records, list(load_manifest()), out_root, names=args.leaderboard_names)
+        write_leaderboard(records, out_root, args.leaderboard_names)
         print(f"gradebook: {out_root / 'gradebook.csv'}; class summary: {out_root / 'summary.html'}; "
               f"leaderboard: {out_root / 'leaderboard.html'}")
     print("\n".join(summary))
     print(f"reports under {out_root}")
+
+
+def write_leaderboard(records, out_root, names):
+    """The class leaderboard; each student's reports then say under which pseudonym they appear on it."""
+    alias = leaderboard.write_leaderboard(records, list(load_manifest()), out_root, names=names)
+    for record in records:
+        if not names and not record.get("grader_error"):
+            reports.write_all({**record, "leaderboard_name": alias[record["student"]]},
+                              out_root / reports.folder_name(record["student"]))
 
 
 def main():
@@ -196,7 +205,7 @@ def main():
         out_root = Path(args.merge).resolve()
         records = reports.merge_gradebook(out_root, list(load_manifest()))
         summary_page.write_class_summary(records, list(load_manifest()), out_root / "summary.html")
-        leaderboard.write_leaderboard(records, list(load_manifest()), out_root, names=args.leaderboard_names)
+        write_leaderboard(records, out_root, args.leaderboard_names)
         print(f"gradebook: {out_root / 'gradebook.csv'} ({len(records)} students); "
               f"leaderboard: {out_root / 'leaderboard.html'}")
     else:

@@ -190,6 +190,10 @@ def main():
             run = subprocess.run([sys.executable, str(ROOT / "tools/grade.py"), "--merge", str(again), *flags],
                                  capture_output=True, text=True)
             shown = {r["student"] for r in rows_of(again)} if (again / "leaderboard.csv").exists() else set()
+            if not flags:  # each student's report names the pseudonym the leaderboard shows
+                report = (again / folder_name(students[0]) / "report.md").read_text()
+                expect("4. a student's report gives their pseudonym", any(
+                    f"you appear as {name}." in report for name in shown), report[:300])
             expect(f"4. grade.py --merge {' '.join(flags)}: the leaderboard beside gradebook.csv, path printed",
                    run.returncode == 0 and f"leaderboard: {again / 'leaderboard.html'}" in run.stdout
                    and (again / "gradebook.csv").exists() and bool(set(students) & shown) == bool(flags),

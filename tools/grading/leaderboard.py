@@ -154,7 +154,7 @@ def table(ranked, unranked, label, several_gpus):
 
 def write_leaderboard(records, chapters, out_dir, names=False):
     """out_dir/leaderboard.csv and leaderboard.html for every chapter with a performance task in any record;
-    students by pseudonym (key: out_dir/leaderboard.key) unless names."""
+    students by pseudonym (key: out_dir/leaderboard.key) unless names. Returns {student: pseudonym}."""
     alias = pseudonyms({r["student"] for r in records}, class_key(out_dir / "leaderboard.key"))
     label = printable if names else alias.get
     rows = [(r, t) for r in records for t in r["tasks"] if t["task"].endswith("." + PERFORMANCE) and measured(t)]
@@ -193,3 +193,4 @@ def write_leaderboard(records, chapters, out_dir, names=False):
     (out_dir / "leaderboard.html").write_text(
         f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Performance leaderboard</title><style>{STYLE}'
         "</style></head><body>\n" + "\n".join(page) + "\n</body></html>\n")
+    return alias

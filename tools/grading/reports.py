@@ -238,6 +238,8 @@ def student_report(record):
                             + ", ".join(record["ignored_files"]) + "."))
     if record.get("grader_error"):
         out.append(("line", f"The grader itself failed: {record['grader_error']}"))
+    if record.get("leaderboard_name"):
+        out.append(("line", f"On the class's performance leaderboard you appear as {record['leaderboard_name']}."))
     out.append(("heading", "Chapters"))
     for chapter, c in record["chapters"].items():
         out.append(("row", f"{chapter}: {c['points']} of {c['max_points']}"
