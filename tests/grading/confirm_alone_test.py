@@ -7,7 +7,9 @@ fails when it sees the marker, a "broken" one always fails and a "hung" one time
      fails, the time-out is not run again: 2 re-runs;
   2. two submissions at once on one shared GPU (gpu_share.GpuShare), one test each: the victim, beside the other
      submission's hog, passes when run again with the GPU alone: 1 re-run;
-  3. one submission, one test at a time: a broken test ran beside nothing and is not run again.
+  3. one submission, one test at a time: a broken test ran beside nothing and is not run again;
+  4. beside another submission's hog, a submission's three failures (two broken, one victim) are run again in
+     ONE turn alone on the GPU (emptying the GPU once per submission, not once per failed test): 3 re-runs.
 Exits 1 with what went otherwise."""
 import os
 import sys
@@ -80,11 +82,28 @@ def main():
 
         got, confirmed = grade(FakeBuild(tmp, test("02.3", "broken")), 1, GpuShare(4, 80.0), "three")
         expect("3. a broken test that ran beside nothing", (got["02.3"][0], confirmed), (FAILED, 0))
+
+        class CountingShare(GpuShare):  # counts the turns alone on the GPU
+            turns = 0
+
+            def use(self, gib=None, alone=False, owner=None):
+                self.turns += alone
+                return super().use(gib, alone, owner)
+
+        share, results = CountingShare(8, 80.0), {}
+        hog = FakeBuild(tmp, test("02.1", "hog"))
+        failing = FakeBuild(tmp, test("02.2", "victim"), test("02.3", "broken"), test("02.4", "broken"))
+        a = threading.Thread(target=lambda: results.update(a=grade(hog, 1, share, "4a")))
+        b = threading.Thread(target=lambda: results.update(b=grade(failing, 3, share, "4b")))
+        a.start(), b.start(), a.join(), b.join()
+        expect("4. re-runs beside another submission's hog", results["b"][1], 3)
+        expect("4. the victim", results["b"][0]["02.2"][0], PASSED)
+        expect("4. turns alone on the GPU for three re-runs", share.turns, 1)
     if problems:
         sys.exit("confirm_alone_test:\n  " + "\n  ".join(problems))
     print("confirm_alone_test: a failure beside other tests is run again on its own and that run decides (beside "
-          "its own tests: one at a time; beside another submission's: with the GPU alone); time-outs and failures "
-          "beside nothing are not run again")
+          "its own tests: one at a time; beside another submission's: with the GPU alone, one turn per submission); "
+          "time-outs and failures beside nothing are not run again")
 
 
 if __name__ == "__main__":

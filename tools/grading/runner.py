@@ -196,26 +196,17 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
                 beside_others.add(i)
         return outcome
 
+    def to_confirm(indices):
+        """The failures to run again, one at a time, where that run decides: neither a neighbour that held the
+        GPU's memory (another submission) nor the student's own test running beside it (a fork bomb that left no
+        process for a sandbox) may fail a test. A time-out is not run again (a hung kernel would hang again)."""
+        return [i for i in indices if outcomes[i].status == FAILED and outcomes[i].seconds > 0
+                and not outcomes[i].reason.startswith("TIMEOUT") and (i in beside_others or jobs > 1)]
+
     def confirm(indices):
-        """A test that failed while others ran runs again, one at a time, and that run decides: neither a
-        neighbour that held the GPU's memory (another submission: then with the GPU alone) nor the student's own
-        test running beside it (a fork bomb that left no process for a sandbox) may fail it. A time-out is not
-        run again (a hung kernel would hang again)."""
         for i in indices:
-            o = outcomes[i]
-            if o.status != FAILED or o.seconds <= 0 or o.reason.startswith("TIMEOUT"):
-                continue
-            if i in beside_others:
-                place = gpu_share.use(alone=True)
-            elif jobs > 1:
-                shares_gpu = gpu_share is not None and "gpu" in suites(tests[i])
-                place = gpu_share.use(owner=owner) if shares_gpu else nullcontext(0.0)
-            else:
-                continue
-            with place as wait:
-                waited["gpu"] += wait
-                waited["confirmed"] += 1
-                outcomes[i] = run_timed(i)
+            waited["confirmed"] += 1
+            outcomes[i] = run_timed(i)
 
     def run_timed(i):
         key = (chapter_of(task_id_of(tests[i]["name"]), chapters), alone(tests[i]))
@@ -279,7 +270,6 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for i, outcome in zip(shared, pool.map(run_one, shared)):
             outcomes[i] = outcome
-    confirm(shared)
     # A kernel that hung already failed its task: its large test, and the chapter's lesson tests (which run the
     # chapter's kernels under Nsight Compute), would only hang again, one time limit each.
     hung = {TASK_TEST.match(tests[i]["name"]).group(1, 2): tests[i]["name"] for i in shared
@@ -297,15 +287,18 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     on_counters = [i for i in later if is_lesson(tests[i]["name"]) or is_performance(tests[i]["name"])]
     large = [i for i in later if i not in on_counters]
     # On a shared GPU the large tests run side by side as their declared memory allows, and the lesson and
-    # performance tests (Nsight Compute) one after the other in one turn alone on the GPU: emptying it once per
-    # submission, not once per test. Without one, each runs alone in turn.
+    # performance tests (Nsight Compute) one after the other in the turn alone below. Without one, each runs
+    # alone in turn.
     with ThreadPoolExecutor(max_workers=max(1, jobs) if gpu_share else 1) as pool:
         for i, outcome in zip(large, pool.map(run_one, large)):
             outcomes[i] = outcome
-    confirm(large if gpu_share else [])
+    # The failures to confirm and the tests on the GPU's counters or its time, in one turn alone on a shared GPU:
+    # emptying it once per submission, not once per test (what waits for it holds back every other submission).
+    again = to_confirm(shared + (large if gpu_share else []))
     gpu_counters = [i for i in on_counters if "gpu" in suites(tests[i])]
-    with gpu_share.use(alone=True) if gpu_share and gpu_counters else nullcontext(0.0) as wait:
+    with gpu_share.use(alone=True) if gpu_share and (gpu_counters or again) else nullcontext(0.0) as wait:
         waited["gpu"] += wait
+        confirm(again)
         for i in on_counters:
             outcomes[i] = run_timed(i)
 
