@@ -671,11 +671,23 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
     return result;
 }
 
+namespace {
+int faulted = 0;
+
+Result counted(Result result)
+{
+    if (!result.ok() && !result.rejected()) ++faulted;
+    return result;
+}
+}  // namespace
+
+int faulted_calls() { return faulted; }
+
 Result Session::run(const Call& call)
 {
     boundary::Request request;
     std::shared_ptr<Arena> out;
-    Result result = exchange(call, request, out, true);
+    Result result = counted(exchange(call, request, out, true));
     if (result.outcome == Result::Outcome::crashed || result.outcome == Result::Outcome::timed_out) return result;
     for (const auto& b : request.buffers) {
         Result::Bytes bytes;
@@ -700,7 +712,7 @@ Result Session::fetch(std::size_t buffer, std::size_t first, std::size_t bytes,
     boundary::Request request;
     std::shared_ptr<Arena> out;
     // Not poisoned: gigabytes, one window at a time; what lies there is the last window, of other elements.
-    Result result = exchange(c, request, out, false);
+    Result result = counted(exchange(c, request, out, false));
     if (result.ok()) use(out->data() + request.buffers[0].back);
     return result;
 }

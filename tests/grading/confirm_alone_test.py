@@ -2,14 +2,17 @@
 """tools/grading/runner.py without a GPU: a test that failed while other tests ran is run again on its own, and
 that run decides. Fake checks programs (this file, run as a script) play the tests: a "hog" holds a marker while
 it runs (as a test that holds the GPU's memory, or a fork bomb that leaves no process for a sandbox), a "victim"
-fails when it sees the marker, a "broken" one always fails and a "hung" one times out.
+fails when it sees the marker, a "broken" one always fails (a call without an answer), a "wrong" one always fails
+with every call answered (its checks write 0 to COURSE_CALL_FAULTS: a verdict no neighbour can change) and a
+"hung" one times out.
   1. one submission, 4 tests at once: the victim passes (run again after the others), the broken test still
      fails, the time-out is not run again: 2 re-runs;
   2. two submissions at once on one shared GPU (gpu_share.GpuShare), one test each: the victim, beside the other
      submission's hog, passes when run again with the GPU alone: 1 re-run;
   3. one submission, one test at a time: a broken test ran beside nothing and is not run again;
   4. beside another submission's hog, a submission's three failures (two broken, one victim) are run again in
-     ONE turn alone on the GPU (emptying the GPU once per submission, not once per failed test): 3 re-runs.
+     ONE turn alone on the GPU (emptying the GPU once per submission, not once per failed test): 3 re-runs; its
+     wrong answer is not run again.
 Exits 1 with what went otherwise."""
 import os
 import sys
@@ -33,6 +36,8 @@ def fake_checks(role, argv):
             marker.unlink()
         elif role == "hung":
             time.sleep(60)
+        elif role == "wrong":
+            Path(os.environ["COURSE_CALL_FAULTS"]).write_text("0\n")
         time.sleep(0.3)  # the victim looks while the hog holds on
     ok = role == "hog" or (role == "victim" and not marker.exists())
     return answer(CASE.format(role), argv, ok, "kernel launch failed")
@@ -92,18 +97,20 @@ def main():
 
         share, results = CountingShare(8, 80.0), {}
         hog = FakeBuild(tmp, test("02.1", "hog"))
-        failing = FakeBuild(tmp, test("02.2", "victim"), test("02.3", "broken"), test("02.4", "broken"))
+        failing = FakeBuild(tmp, test("02.2", "victim"), test("02.3", "broken"), test("02.4", "broken"),
+                            test("02.5", "wrong"))
         a = threading.Thread(target=lambda: results.update(a=grade(hog, 1, share, "4a")))
-        b = threading.Thread(target=lambda: results.update(b=grade(failing, 3, share, "4b")))
+        b = threading.Thread(target=lambda: results.update(b=grade(failing, 4, share, "4b")))
         a.start(), b.start(), a.join(), b.join()
         expect("4. re-runs beside another submission's hog", results["b"][1], 3)
         expect("4. the victim", results["b"][0]["02.2"][0], PASSED)
+        expect("4. the wrong answer", results["b"][0]["02.5"][0], FAILED)
         expect("4. turns alone on the GPU for three re-runs", share.turns, 1)
     if problems:
         sys.exit("confirm_alone_test:\n  " + "\n  ".join(problems))
     print("confirm_alone_test: a failure beside other tests is run again on its own and that run decides (beside "
           "its own tests: one at a time; beside another submission's: with the GPU alone, one turn per submission); "
-          "time-outs and failures beside nothing are not run again")
+          "time-outs, failures beside nothing and wrong answers with every call answered are not run again")
 
 
 if __name__ == "__main__":

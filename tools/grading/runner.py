@@ -179,6 +179,10 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     def alone(test):  # GBs of GPU memory (large), the GPU's counters (lesson) or its time: after the shared tests
         return bool(suites(test) & {"large", "lesson", "performance"})
 
+    # Tests whose checks ended normally with every runner call answered (COURSE_CALL_FAULTS read "0"): their
+    # failures are verdicts on answers, which no neighbour can change (a neighbour can take the GPU's memory or
+    # slow it down: a call then ends in an error or a time-out instead)
+    answered = [False] * len(tests)
     owner = object()  # this submission's places on a shared GPU
     beside_others = set()  # tests that shared the GPU with another submission's tests
 
@@ -201,7 +205,8 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         GPU's memory (another submission) nor the student's own test running beside it (a fork bomb that left no
         process for a sandbox) may fail a test. A time-out is not run again (a hung kernel would hang again)."""
         return [i for i in indices if outcomes[i].status == FAILED and outcomes[i].seconds > 0
-                and not outcomes[i].reason.startswith("TIMEOUT") and (i in beside_others or jobs > 1)]
+                and not outcomes[i].reason.startswith("TIMEOUT") and (i in beside_others or jobs > 1)
+                and not answered[i]]
 
     def confirm(indices):
         for i in indices:
@@ -248,8 +253,12 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         measured.unlink(missing_ok=True)
         if is_performance(test["name"]):
             run_env["COURSE_PERFORMANCE_REPORT"] = str(measured)
+        faults = out_dir / f"{stem}.faults"  # written by the checks at their end (common/src/test_main.cpp)
+        faults.unlink(missing_ok=True)
+        run_env["COURSE_CALL_FAULTS"] = str(faults)
         code, seconds = run_doctest(test["cmd"], report, log, timeout, run_env, test.get("workdir") or build.dir,
                                     first_failure=True)
+        answered[i] = code is not None and faults.exists() and faults.read_text().strip() == "0"
         if code is None:
             return Outcome(test["name"], FAILED, f"TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})", round(seconds, 2))
         expected = doctest_xml.expected_cases(doctest_xml.declared_cases(exe), test["cmd"][1:])
