@@ -96,7 +96,7 @@ Call scan_call(const Scan& s, ScanKind kind, std::size_t n, int block, std::size
 // call's pointers sit `first` elements into their buffers (first = 1: not 16-byte aligned).
 template <class T, class Acc>
 struct ScanData {
-    ScanData(const std::vector<T>& values, std::size_t from = 0)
+    explicit ScanData(const std::vector<T>& values, std::size_t from = 0)
         : input(values), first(from), inclusive(values.size() - from), exclusive(values.size() - from)
     {
         course::inclusive_scan_reference(values.data() + first, inclusive.data(), inclusive.size());
@@ -280,7 +280,8 @@ std::string held_scan_problem(course::checker::Session& runner, std::size_t n, s
                 if (i >= n && got != poisoned) problem = "wrote outside its output (element " + std::to_string(i) + ")";
                 else if (i < n && got != expected(i))
                     problem = "element " + std::to_string(i) + " is " + std::to_string(got) + ", expected " +
-                              std::to_string(expected(i)) + (got == poisoned ? " (never written: a 32-bit index?)" : "");
+                              std::to_string(expected(i)) +
+                              (got == poisoned ? " (never written: a 32-bit index?)" : "");
             }
         });
         if (!w.ok()) problem = w.what();
@@ -350,7 +351,8 @@ TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrel
     if (!single_pass_works(data, max_n)) return;
     const Result failed = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n, "pending_error");
     VERIFY(failed.outcome == Result::Outcome::error,
-           "scan_single_pass called with an unrelated CUDA error pending must fail with that error; it " << failed.what());
+           "scan_single_pass called with an unrelated CUDA error pending must fail with that error; it "
+               << failed.what());
     for (int round = 0; round < 3; ++round) {
         const std::string problem = problem_of(single_pass, ScanKind::inclusive, data, n, 256, max_n);
         VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256), scan " << round + 1
@@ -372,7 +374,8 @@ TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier lau
     VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256) with an earlier launch's look-back record "
                             "still in its ScanWorkspace: " << problem);
     const Result reported = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n);
-    VERIFY(reported.outcome == Result::Outcome::error && reported.message.find("tile 5 waited on tile 3") != std::string::npos,
+    VERIFY(reported.outcome == Result::Outcome::error &&
+               reported.message.find("tile 5 waited on tile 3") != std::string::npos,
            "the next check() must report the old record (tile 5 waited on tile 3); the call " << reported.what());
     VERIFY(problem_of(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty(),
            "scan_single_pass after the old record was reported must be right");
@@ -447,11 +450,10 @@ void check_look_back(const LookBack& lb)
     }
     const course::checker::Input input(statuses);
     c.input(input, 0, statuses.size()).output<unsigned>(32, poison).output<unsigned long long>(3, poison);
-    const std::string task = single_pass.task;
     const std::string what = "decoupled_look_back as tile " + std::to_string(lb.tile) + " " + lb.what;
     const Result r = course::checker::run(c);
-    if (!course::testing::returned(task, what, r)) return;
-    const std::string label = task + ": " + what;
+    if (!course::testing::returned(single_pass.task, what, r)) return;
+    const std::string label = single_pass.task + ": " + what;
     const unsigned* prefix = r.elements<unsigned>(1);
     const unsigned long long published = r.element<unsigned long long>(2, 0);
     const unsigned long long saw_aggregate = r.element<unsigned long long>(2, 1);
@@ -474,36 +476,33 @@ void check_look_back(const LookBack& lb)
                                             "later tile may be waiting for it)");
 }
 
-// The look-back alone: the window slides (100 A's; a P 40 tiles back), the nearest P ends it, an X is waited
-// for and counted once it turns into A, and the tile publishes A first and P last.
-void check_look_backs()
-{
-    REQUIRE_GPU();
-    for (const LookBack& lb : look_backs) check_look_back(lb);
-}
-
 // ------------------------------------------------------------------------------- 07.5: performance
 // The performance task (course/performance.hpp) of 07.5: an inclusive scan_single_pass of 2^28 ints, block 256;
 // its 1 GiB output stays in the runner and comes back 256 MiB at a time, each window compared as it arrives.
 course::testing::Performance performance(const Scan& s)
 {
     constexpr std::size_t n = std::size_t{1} << 28;
-    course::testing::Performance p{s.task, s.op, "scan", n, "2^28 ints", 8.0 * n, 4.0 * n,
-                                   2 * n * sizeof(int) + (std::size_t{512} << 20), {""}, nullptr};
-    p.timed = [&s](const std::string&, std::uint64_t seed) {
+    const auto timed = [&s](const std::string&, std::uint64_t seed) {
         const auto data = std::make_shared<const IntData>(course::random_ints(n, seed));
-        const Call c = scan_call(s, ScanKind::inclusive, n, 256, n).input(data->input, 0, n).output<int>(n, poison).hold();
+        const Call c =
+            scan_call(s, ScanKind::inclusive, n, 256, n).input(data->input, 0, n).output<int>(n, poison).hold();
         return course::testing::TimedCall{c, [data](course::checker::Session& runner, const Result&) {
             return held_scan_problem(runner, n, 0, [&](std::size_t i) { return data->inclusive[i]; });
         }};
     };
-    return p;
+    return {s.task, s.op, "scan", n, "2^28 ints", 8.0 * n, 4.0 * n, 2 * n * sizeof(int) + (std::size_t{512} << 20),
+            {""}, timed};
 }
 
 }  // namespace
 
+// 07.5's own cases: its float scans, and the look-back alone: the window slides (100 A's; a P 40 tiles back), the
+// nearest P ends it, an X is waited for and counted once it turns into A, and the tile publishes A first and P last.
 COURSE_TASK_CASES(scan_cases(
     single_pass, "any n, every block, misaligned pointers, inclusive and exclusive",
     {{"scan_single_pass<float>: within the derived bound; integer-valued floats exactly", check_float_scans},
-     {"decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A", check_look_backs}}));
+     {"decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A", [] {
+          REQUIRE_GPU();
+          for (const LookBack& lb : look_backs) check_look_back(lb);
+      }}}));
 COURSE_PERFORMANCE(performance(single_pass));
