@@ -23,11 +23,11 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 using course::checker::Call;
-using course::checker::Input;
 using course::checker::Result;
 using course::testing::call;
 using course::testing::seed;
@@ -36,36 +36,33 @@ namespace {
 
 constexpr unsigned char poison = 0xAB;       // every output int starts as 0xABABABAB
 constexpr std::size_t guard = 64;            // elements after the output that a kernel must not touch
-const ScanKind both_kinds[] = {ScanKind::inclusive, ScanKind::exclusive};
 constexpr std::size_t wrapping_n = 99991;    // the multi-tile scans' wrapping case (single-block: the limit)
 constexpr std::size_t misaligned_n = 999983;
 
 // --------------------------------------------------------------------------------- the chapter's scans
 struct Scan {
-    std::string task;                   // "TODO(07.3)"
-    std::string op;                     // the launcher, and the runner's operation of that name
-    std::size_t (*limit)(int block);    // a single-block scan's largest n; nullptr: any n (a ScanWorkspace's max_n)
-    std::size_t (*tile)(int block);     // items one block scans: sizes are aimed at its edges and recursion levels
-    bool misaligned;                    // also on pointers 4 bytes past 16-byte alignment (16-byte vector access)
-    const Scan* earlier;                // the scan it builds on, probed first
-
-    bool multi_tile() const { return limit == nullptr; }
+    std::string task;                // "TODO(07.3)"
+    std::string op;                  // the launcher, and the runner's operation of that name
+    std::size_t (*tile)(int block);  // items one block scans: sizes are aimed at its edges and recursion levels
+    bool multi_tile;                 // any n (a ScanWorkspace's max_n); else n <= tile, a single-block scan's limit
+    bool misaligned;                 // also on pointers 4 bytes past 16-byte alignment (16-byte vector access)
+    const Scan* earlier;             // the scan it builds on, probed first
 };
 
 std::size_t blelloch_tile(int block) { return 2 * static_cast<std::size_t>(block); }
 std::size_t register_tile(int block) { return static_cast<std::size_t>(block) * scan_items_per_thread; }
 
-const Scan hillis_steele{"TODO(07.1)", "scan_hillis_steele", hillis_steele_max_n, hillis_steele_max_n, false, nullptr};
-const Scan blelloch{"TODO(07.2)", "scan_blelloch", blelloch_max_n, blelloch_max_n, false, nullptr};
-const Scan multiblock{"TODO(07.3)", "scan_multiblock", nullptr, blelloch_tile, false, &blelloch};
-const Scan warp_shuffle{"TODO(07.4)", "scan_warp_shuffle", nullptr, register_tile, true, nullptr};
-const Scan single_pass{"TODO(07.5)", "scan_single_pass", nullptr, register_tile, true, &warp_shuffle};
-const Scan single_pass_float{"TODO(07.5)", "scan_single_pass<float>", nullptr, register_tile, true, &warp_shuffle};
+const Scan hillis_steele{"TODO(07.1)", "scan_hillis_steele", hillis_steele_max_n, false, false, nullptr};
+const Scan blelloch{"TODO(07.2)", "scan_blelloch", blelloch_max_n, false, false, nullptr};
+const Scan multiblock{"TODO(07.3)", "scan_multiblock", blelloch_tile, true, false, &blelloch};
+const Scan warp_shuffle{"TODO(07.4)", "scan_warp_shuffle", register_tile, true, true, nullptr};
+const Scan single_pass{"TODO(07.5)", "scan_single_pass", register_tile, true, true, &warp_shuffle};
+const Scan single_pass_float{"TODO(07.5)", "scan_single_pass<float>", register_tile, true, true, &warp_shuffle};
 
 // The largest of the standard sizes (2^24 + 7; 999983 under compute-sanitizer): the multi-tile scans' largest
 // n, with a ScanWorkspace for one more (so that n = max_n + 1 can be rejected).
 std::size_t largest_size() { return course::testing::standard_sizes(1024).back(); }
-std::size_t capacity(const Scan& s, int block) { return s.multi_tile() ? largest_size() : s.limit(block); }
+std::size_t capacity(const Scan& s, int block) { return s.multi_tile ? largest_size() : s.tile(block); }
 
 // The standard sizes, the tile's edges and sizes whose recursion has 1, 2 and 3 levels of tile sums (for a
 // single-block scan the tile is its limit: the limit and its neighbours).
@@ -76,14 +73,12 @@ std::vector<std::size_t> sizes(const Scan& s, int block)
 }
 
 // The small sizes that racecheck and synccheck watch (all of them also in sizes()): a single-block scan at 1,
-// 33 and its limit, a multi-tile one at 1, 1000, 5000 and two tiles + 3.
+// 33 (where its limit allows) and its limit, a multi-tile one at 1, 1000, 5000 and two tiles + 3.
 std::vector<std::size_t> small_sizes(const Scan& s, int block)
 {
-    if (s.multi_tile()) return {1, 1000, 5000, 2 * s.tile(block) + 3};
-    std::vector<std::size_t> small;
-    for (std::size_t n : {std::size_t{1}, std::size_t{33}, s.limit(block)})
-        if (n <= s.limit(block)) small.push_back(n);
-    return small;
+    const std::size_t t = s.tile(block);
+    if (s.multi_tile) return {1, 1000, 5000, 2 * t + 3};
+    return t < 33 ? std::vector<std::size_t>{1, t} : std::vector<std::size_t>{1, 33, t};
 }
 
 // A call of `s` without its buffers: the kind and, for a multi-tile scan, the max_n of its ScanWorkspace.
@@ -91,54 +86,44 @@ Call scan_call(const Scan& s, ScanKind kind, std::size_t n, int block, std::size
 {
     Call c(s.op, n, block);
     c.param("kind", kind == ScanKind::inclusive ? 0 : 1);
-    if (s.multi_tile()) c.param("max_n", static_cast<long long>(max_n));
+    if (s.multi_tile) c.param("max_n", static_cast<long long>(max_n));
     return c;
 }
 
 // ------------------------------------------------------------------------------------------ judging
-// Values in sealed shared memory, with their whole inclusive and exclusive scans (ints wrap like the GPU's adds,
-// floats are summed in double): the scan of the first n elements is the first n elements of those.
+// Values in sealed shared memory, with the whole inclusive and exclusive scans of those from `first` on (ints wrap
+// like the GPU's adds, floats are summed in double): the scan of n elements is the first n elements of those. A
+// call's pointers sit `first` elements into their buffers (first = 1: not 16-byte aligned).
 template <class T, class Acc>
 struct ScanData {
-    using Value = T;
-    explicit ScanData(std::vector<T> v)
-        : values(std::move(v)), input(values), inclusive(values.size()), exclusive(values.size())
+    explicit ScanData(const std::vector<T>& values, std::size_t from = 0)
+        : input(values), first(from), inclusive(values.size() - from), exclusive(values.size() - from)
     {
-        course::inclusive_scan_reference(values.data(), inclusive.data(), values.size());
-        course::exclusive_scan_reference(values.data(), exclusive.data(), values.size());
+        course::inclusive_scan_reference(values.data() + first, inclusive.data(), inclusive.size());
+        course::exclusive_scan_reference(values.data() + first, exclusive.data(), exclusive.size());
     }
-    std::vector<T> values;
-    Input input;
+    course::checker::Input input;
+    std::size_t first;
     std::vector<Acc> inclusive, exclusive;
 };
 using IntData = ScanData<int, int>;
 using FloatData = ScanData<float, double>;
 
-// What is wrong with `got`, the scan of data[first, first + n), "" when nothing: ints exactly equal to the
-// reference (of values[first, ...), computed here when first > 0).
-std::string mismatch(const IntData& data, ScanKind kind, std::size_t first, std::size_t n, const int* got, bool)
-{
-    const int* expected = (kind == ScanKind::inclusive ? data.inclusive : data.exclusive).data();
-    std::vector<int> shifted(first > 0 ? n : 0);
-    if (first > 0) {
-        const int* in = data.values.data() + first;
-        if (kind == ScanKind::inclusive) course::inclusive_scan_reference(in, shifted.data(), n);
-        else course::exclusive_scan_reference(in, shifted.data(), n);
-        expected = shifted.data();
-    }
-    const auto mm = course::first_mismatch(expected, got, n);
-    return mm ? course::describe(*mm, n) : "";
-}
-
-// Floats (first = 0): every element within float_scan_tolerance of the double reference (docs/07_scan.md,
-// "Floats"), or, `exact`, equal to it.
-std::string mismatch(const FloatData& data, ScanKind kind, std::size_t, std::size_t n, const float* got, bool exact)
+// What is wrong with `got`, the scan of n elements of `data`, "" when nothing: ints exactly equal to the reference;
+// floats within float_scan_tolerance of the double reference (docs/07_scan.md, "Floats") or, `exact`, equal to it.
+template <class T, class Acc>
+std::string mismatch(const ScanData<T, Acc>& data, ScanKind kind, std::size_t n, const T* got, bool exact)
 {
     const bool inclusive = kind == ScanKind::inclusive;
-    const std::vector<double>& expected = inclusive ? data.inclusive : data.exclusive;
+    const std::vector<Acc>& expected = inclusive ? data.inclusive : data.exclusive;
+    if constexpr (std::is_integral_v<T>) {
+        const auto mm = course::first_mismatch(expected.data(), got, n);
+        return mm ? course::describe(*mm, n) : "";
+    }
+    const T* values = data.input.template data<T>() + data.first;
     double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
     for (std::size_t i = 0; i < n; ++i) {
-        if (inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
+        if (inclusive) abs_prefix += std::fabs(static_cast<double>(values[i]));
         const double tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
         const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
         if (!(error <= tolerance)) {  // also catches NaN
@@ -148,55 +133,51 @@ std::string mismatch(const FloatData& data, ScanKind kind, std::size_t, std::siz
               << tolerance;
             return s.str();
         }
-        if (!inclusive) abs_prefix += std::fabs(static_cast<double>(data.values[i]));
+        if (!inclusive) abs_prefix += std::fabs(static_cast<double>(values[i]));
     }
     return "";
 }
 
-// `s` scanning data[first, first + n) into a poisoned output, both pointers `first` elements into their buffers
-// (first = 1: not 16-byte aligned); `given`: a runner parameter set to 1 (scan_runner.cpp), or none.
-template <class Data>
-Result run_scan(const Scan& s, ScanKind kind, const Data& data, std::size_t n, int block, std::size_t max_n,
-                std::size_t first = 0, const char* given = nullptr)
+// `s` scanning n elements of `data` into a poisoned output with `guard` poisoned elements after it (and data.first
+// before it); `given`: a runner parameter set to 1 (scan_runner.cpp), or none.
+template <class T, class Acc>
+Result run_scan(const Scan& s, ScanKind kind, const ScanData<T, Acc>& data, std::size_t n, int block,
+                std::size_t max_n, const char* given = nullptr)
 {
     Call c = scan_call(s, kind, n, block, max_n);
     if (given != nullptr) c.param(given, 1);
     return course::checker::run(
-        c.input(data.input, first, n, first).template output<typename Data::Value>(n, poison, guard, first));
+        c.input(data.input, data.first, n, data.first).output(sizeof(T), n, poison, guard, data.first));
 }
 
-// What is wrong with `r`, the result of run_scan(...) with these arguments, "" when nothing: the call returned,
-// its n elements are right, and the elements before them and the guard after them still hold the poison.
-template <class Data>
-std::string scan_problem(const Result& r, ScanKind kind, const Data& data, std::size_t n, std::size_t first = 0,
-                         bool exact = false)
+// What is wrong with run_scan(...) of these arguments, "" when nothing: the call returned, its n elements are
+// right, and the elements before them and the guard after them still hold the poison.
+template <class T, class Acc>
+std::string problem_of(const Scan& s, ScanKind kind, const ScanData<T, Acc>& data, std::size_t n, int block,
+                       std::size_t max_n, bool exact = false, const char* given = nullptr)
 {
+    const Result r = run_scan(s, kind, data, n, block, max_n, given);
     if (!r.ok()) return r.what();
-    const std::string wrong = mismatch(data, kind, first, n, r.elements<typename Data::Value>(1), exact);
-    if (!wrong.empty()) return wrong;
+    const std::string wrong = mismatch(data, kind, n, r.elements<T>(1), exact);
     const auto outside = course::testing::written_outside(r, 1, n, poison);
-    return outside ? "wrote outside its output (element " + std::to_string(*outside) + ")" : "";
+    if (!wrong.empty() || !outside) return wrong;
+    return "wrote outside its output (element " + std::to_string(*outside) + ")";
 }
 
+// problem_of(...) of the inclusive, then the exclusive scan, verified: a failure names the task, `what` and the
+// kind. False at the first failure.
 template <class Data>
-std::string problem_of(const Scan& s, ScanKind kind, const Data& data, std::size_t n, int block, std::size_t max_n,
-                       std::size_t first = 0, bool exact = false)
+bool check_both_kinds(const Scan& s, const Data& data, std::size_t n, int block, std::size_t max_n,
+                      const std::string& what, bool exact = false)
 {
-    return scan_problem(run_scan(s, kind, data, n, block, max_n, first), kind, data, n, first, exact);
+    for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+        const std::string label = course::testing::detail::note_call(s.task, what + " " + to_string(kind));
+        const std::string problem = problem_of(s, kind, data, n, block, max_n, exact);
+        VERIFY(problem.empty(), label << ": " << problem);
+        if (!problem.empty()) return false;
+    }
+    return true;
 }
-
-template <class Data>
-bool check_call(const Scan& s, ScanKind kind, const Data& data, std::size_t n, int block, std::size_t max_n,
-                const std::string& what, std::size_t first = 0, bool exact = false)
-{
-    const std::string label = course::testing::detail::note_call(s.task, what + " " + to_string(kind));
-    const std::string problem = problem_of(s, kind, data, n, block, max_n, first, exact);
-    VERIFY(problem.empty(), label << ": " << problem);
-    return problem.empty();
-}
-
-// Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
-std::vector<int> wrapping_values(std::size_t n) { return course::random_ints(n, seed(2), 1 << 30, INT_MAX); }
 
 // `s` must reject these arguments before it runs anything. Its pointers hold an address below Linux's
 // mmap_min_addr, never a buffer: a launcher that runs the call anyway faults.
@@ -223,16 +204,13 @@ bool earlier_task_works(const Scan& s)
 }
 
 // Both kinds of `s` at n and block: checked up to what the scan takes, rejected past a single-block scan's limit.
-bool check_both_kinds(const Scan& s, const IntData& data, std::size_t n, int block, std::size_t max_n)
+bool check_size(const Scan& s, const IntData& data, std::size_t n, int block, std::size_t max_n)
 {
     const std::size_t most = capacity(s, block);
-    for (ScanKind kind : both_kinds) {
-        if (n <= most) {
-            if (!check_call(s, kind, data, n, block, max_n, call(s.op, n, block))) return false;
-        } else if (!s.multi_tile()) {
+    if (n <= most) return check_both_kinds(s, data, n, block, max_n, call(s.op, n, block));
+    if (!s.multi_tile)
+        for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive})
             check_rejects(s, n, block, max_n, " (past its limit " + std::to_string(most) + ")", kind);
-        }
-    }
     return true;
 }
 
@@ -242,27 +220,30 @@ void check_scan(const Scan& s)
 {
     REQUIRE_GPU();
     const std::size_t max_n = largest_size() + 1;
-    const IntData data(course::random_ints(capacity(s, 1024) + 1, seed(s.multi_tile() ? 3 : 1)));
-    const IntData wrapping(wrapping_values(std::min(capacity(s, 1024), wrapping_n)));
+    const IntData data(course::random_ints(capacity(s, 1024) + 1, seed(s.multi_tile ? 3 : 1)));
+    // Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
+    const IntData wrapping(course::random_ints(std::min(capacity(s, 1024), wrapping_n), seed(2), 1 << 30, INT_MAX));
+    // data[1, misaligned_n + 1) of a multi-tile scan (the same seed gives the same values), one element into its
+    // buffers.
+    const IntData misaligned(course::random_ints(s.misaligned ? misaligned_n + 1 : 1, seed(3)), 1);
     course::testing::Battery b;
     b.task = s.task;
     b.gate = [&] { return earlier_task_works(s); };
     b.sizes = [&](int block) { return sizes(s, block); };
-    b.check = [&](std::size_t n, int block) { return check_both_kinds(s, data, n, block, max_n); };
+    b.check = [&](std::size_t n, int block) { return check_size(s, data, n, block, max_n); };
     b.unique = [&] {
-        for (int block : course::testing::power_of_two_blocks())
-            for (ScanKind kind : both_kinds) {
-                const std::size_t wraps = std::min(capacity(s, block), wrapping_n);
-                const std::string wrapping_call = call(s.op, wraps, block) + " with wrapping int32 sums";
-                if (!check_call(s, kind, wrapping, wraps, block, max_n, wrapping_call)) return;
-                if (s.misaligned && block == 256 &&
-                    !check_call(s, kind, data, misaligned_n, block, max_n,
-                                    call(s.op, misaligned_n, block) + " on pointers 4 bytes past 16-byte alignment", 1))
-                    return;
-            }
+        for (int block : course::testing::power_of_two_blocks()) {
+            const std::size_t wraps = std::min(capacity(s, block), wrapping_n);
+            const std::string wrapping_call = call(s.op, wraps, block) + " with wrapping int32 sums";
+            if (!check_both_kinds(s, wrapping, wraps, block, max_n, wrapping_call)) return;
+            if (s.misaligned && block == 256 &&
+                !check_both_kinds(s, misaligned, misaligned_n, block, max_n,
+                                  call(s.op, misaligned_n, block) + " on pointers 4 bytes past 16-byte alignment"))
+                return;
+        }
     };
     b.reject = [&](int bad_block) { check_rejects(s, 1, bad_block, max_n); };
-    if (s.multi_tile())
+    if (s.multi_tile)
         b.bad_arguments = [&] {
             check_rejects(s, max_n + 1, 256, max_n, " with a ScanWorkspace for max_n = " + std::to_string(max_n));
         };
@@ -277,37 +258,44 @@ void check_race_free(const Scan& s)
     const IntData data(course::random_ints(max_n, seed(8)));
     course::testing::check_race_free(s.task, [&] {
         course::testing::check_each(course::testing::race_blocks, small, [&](std::size_t n, int block) {
-            return check_both_kinds(s, data, n, block, max_n);
+            return check_size(s, data, n, block, max_n);
         });
     });
+}
+
+// What is wrong with the output of the runner's last call, held there (buffer 1): an inclusive scan of n ints
+// whose element i is expected(i), followed by `tail` guard elements that must still hold the poison; "" when
+// nothing. It comes back 256 MiB at a time, each window judged as it arrives.
+template <class Expected>
+std::string held_scan_problem(course::checker::Session& runner, std::size_t n, std::size_t tail, Expected expected)
+{
+    const int poisoned = static_cast<int>(0x01010101u * poison);  // 0xABABABAB
+    constexpr std::size_t window = std::size_t{1} << 26;            // ints: 256 MiB
+    std::string problem;
+    for (std::size_t start = 0; problem.empty() && start < n + tail; start += window) {
+        const std::size_t count = std::min(window, n + tail - start);
+        const Result w = runner.fetch(1, start * sizeof(int), count * sizeof(int), [&](const unsigned char* bytes) {
+            for (std::size_t i = start; problem.empty() && i < start + count; ++i) {
+                const int got = reinterpret_cast<const int*>(bytes)[i - start];
+                if (i >= n && got != poisoned) problem = "wrote outside its output (element " + std::to_string(i) + ")";
+                else if (i < n && got != expected(i))
+                    problem = "element " + std::to_string(i) + " is " + std::to_string(got) + ", expected " +
+                              std::to_string(expected(i)) +
+                              (got == poisoned ? " (never written: a 32-bit index?)" : "");
+            }
+        });
+        if (!w.ok()) problem = w.what();
+    }
+    return problem;
 }
 
 // 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out, both made on the runner's side): past
 // 2^31 by more than the largest tile (32768 items), so that whole tiles start past 2^31, where a 32-bit tile
 // start goes negative. The input is the byte 0x01 everywhere, so element i of the inclusive scan is
-// (i + 1) * 0x01010101 modulo 2^32 and no reference array is needed. The runner holds the output; it comes
-// back 256 MiB at a time, each window judged as it arrives.
-constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 16) + 7;
-
-// What is wrong with elements [start, start + count) of the large scan's output (its guard from n on), "" if
-// nothing.
-std::string large_window_problem(const int* got, std::size_t start, std::size_t count, std::size_t n)
+// (i + 1) * 0x01010101 modulo 2^32 and no reference array is needed.
+void check_large(const Scan& s)
 {
-    const int poisoned = static_cast<int>(0x01010101u * poison);  // 0xABABABAB
-    std::uint32_t expected = static_cast<std::uint32_t>((start + 1) * 0x01010101ull);
-    for (std::size_t k = 0; k < count; ++k, expected += 0x01010101u) {
-        const std::size_t i = start + k;
-        if (i >= n && got[k] != poisoned) return "wrote outside its output (element " + std::to_string(i) + ")";
-        if (i < n && static_cast<std::uint32_t>(got[k]) != expected)
-            return "element " + std::to_string(i) + " is " + std::to_string(got[k]) + ", expected " +
-                   std::to_string(static_cast<int>(expected)) +
-                   (got[k] == poisoned ? " (never written: a 32-bit index?)" : "");
-    }
-    return "";
-}
-
-void check_large(const Scan& s, std::size_t n = large_n)
-{
+    constexpr std::size_t n = (std::size_t{1} << 31) + (std::size_t{1} << 16) + 7;
     const int block = 256;
     REQUIRE_GPU_MEMORY(2 * n * sizeof(int) + (std::size_t{512} << 20));
     if (!earlier_task_works(s)) return;
@@ -318,41 +306,53 @@ void check_large(const Scan& s, std::size_t n = large_n)
                                     .output<int>(n, poison, guard)
                                     .hold()
                                     .timeout(std::chrono::seconds(300)));
-    std::string problem = r.ok() ? "" : r.what();
-    constexpr std::size_t window = std::size_t{1} << 26;  // ints: 256 MiB
-    for (std::size_t start = 0; problem.empty() && start < n + guard; start += window) {
-        const std::size_t count = std::min(window, n + guard - start);
-        const Result w = runner.fetch(1, start * sizeof(int), count * sizeof(int), [&](const unsigned char* bytes) {
-            problem = large_window_problem(reinterpret_cast<const int*>(bytes), start, count, n);
-        });
-        if (!w.ok()) problem = w.what();
-    }
+    const std::string problem = !r.ok() ? r.what() : held_scan_problem(runner, n, guard, [](std::size_t i) {
+        return static_cast<int>(static_cast<std::uint32_t>((i + 1) * 0x01010101ull));
+    });
     VERIFY(problem.empty(), label << ": " << problem);
 }
 
+// A scan task's test cases: its battery, its own cases, its race check and, for a multi-tile scan, past 2^31.
+course::testing::TaskCases scan_cases(const Scan& s, const char* title,
+                                      std::vector<std::pair<std::string, std::function<void()>>> own = {})
+{
+    return {s.task, s.op + ": " + title, [&s] { check_scan(s); }, std::move(own), [&s] { check_race_free(s); },
+            s.op + " of 2^31 + 65543 ints", s.multi_tile ? std::function<void()>([&s] { check_large(s); }) : nullptr};
+}
+
+// ---- the test cases: "TODO(07.k) <scan>: ...", the task's own cases (07.5's float scans and look-back probes),
+// "TODO(07.k) racecheck and synccheck" and "TODO(07.k) large: <scan> of 2^31 + 65543 ints" (07.3-07.5), in that
+// order. (07.1 and 07.2 are single-block scans, n <= 2 * block: nothing of theirs reaches 2^31.)
+COURSE_TASK_CASES(scan_cases(hillis_steele, "n <= block, every block, inclusive and exclusive, limits"));
+COURSE_TASK_CASES(scan_cases(blelloch, "n <= 2 * block, every block, inclusive and exclusive, limits"));
+COURSE_TASK_CASES(scan_cases(multiblock, "any n, every block, 1 to 4 recursion levels, inclusive and exclusive"));
+COURSE_TASK_CASES(scan_cases(warp_shuffle, "any n, every block, misaligned pointers, inclusive and exclusive"));
+
+// ------------------------------------------------------------------------------- given code of 07.5
 // The given-code checks below need a working 07.5 (a scan of all of `data`, block 256, on a ScanWorkspace for
 // max_n): before that they have nothing to judge.
 bool single_pass_works(const IntData& data, std::size_t max_n)
 {
-    if (problem_of(single_pass, ScanKind::inclusive, data, data.values.size(), 256, max_n).empty()) return true;
+    if (problem_of(single_pass, ScanKind::inclusive, data, data.inclusive.size(), 256, max_n).empty()) return true;
     MESSAGE("scan_single_pass (TODO(07.5)) does not scan right yet: nothing to judge here");
     return false;
 }
 
-// Given code: scan_single_pass's host-side bookkeeping of its ScanWorkspace (which status words the next launch
-// may use) follows the GPU even when a CUDA error that has nothing to do with the scan is pending as it is
-// called. That call fails with the error; the scans after it, on the same scratch, are right. (The launcher used
-// to launch, then throw, and leave the bookkeeping a launch behind: every later scan on that scratch went wrong
-// without an error.)
-void check_single_pass_after_pending_error()
+// scan_single_pass's host-side bookkeeping of its ScanWorkspace (which status words the next launch may use)
+// follows the GPU even when a CUDA error that has nothing to do with the scan is pending as it is called. That
+// call fails with the error; the scans after it, on the same scratch, are right. (The launcher used to launch,
+// then throw, and leave the bookkeeping a launch behind: every later scan on that scratch went wrong without an
+// error.)
+TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrelated CUDA error is pending")
 {
     REQUIRE_GPU();
     const std::size_t n = 100003, max_n = 200000;
     const IntData data(course::random_ints(n, seed(11)));
     if (!single_pass_works(data, max_n)) return;
-    const Result failed = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n, 0, "pending_error");
+    const Result failed = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n, "pending_error");
     VERIFY(failed.outcome == Result::Outcome::error,
-           "scan_single_pass called with an unrelated CUDA error pending must fail with that error; it " << failed.what());
+           "scan_single_pass called with an unrelated CUDA error pending must fail with that error; it "
+               << failed.what());
     for (int round = 0; round < 3; ++round) {
         const std::string problem = problem_of(single_pass, ScanKind::inclusive, data, n, 256, max_n);
         VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256), scan " << round + 1
@@ -360,21 +360,22 @@ void check_single_pass_after_pending_error()
     }
 }
 
-// Given code: a look-back record that an earlier launch left in the ScanWorkspace, never read by check(), changes
-// nothing in a later scan: that scan is right, and the next check() still reports the old record once. (Waits
-// used to give up at once whenever any record was there, so every later scan on the scratch went wrong.)
-void check_single_pass_after_stale_record()
+// A look-back record that an earlier launch left in the ScanWorkspace, never read by check(), changes nothing in
+// a later scan: that scan is right, and the next check() still reports the old record once. (Waits used to give
+// up at once whenever any record was there, so every later scan on the scratch went wrong.)
+TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier launch changes no later scan")
 {
     REQUIRE_GPU();
     const std::size_t n = 1000003, max_n = 2000000;
     const IntData data(course::random_ints(n, seed(12)));
     if (!single_pass_works(data, max_n)) return;
-    const Result stale = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n, 0, "stale_timeout_record");
-    const std::string problem = scan_problem(stale, ScanKind::inclusive, data, n);
+    const std::string problem =
+        problem_of(single_pass, ScanKind::inclusive, data, n, 256, max_n, false, "stale_timeout_record");
     VERIFY(problem.empty(), "scan_single_pass(n=" << n << ", block=256) with an earlier launch's look-back record "
                             "still in its ScanWorkspace: " << problem);
     const Result reported = run_scan(single_pass, ScanKind::inclusive, data, n, 256, max_n);
-    VERIFY(reported.outcome == Result::Outcome::error && reported.message.find("tile 5 waited on tile 3") != std::string::npos,
+    VERIFY(reported.outcome == Result::Outcome::error &&
+               reported.message.find("tile 5 waited on tile 3") != std::string::npos,
            "the next check() must report the old record (tile 5 waited on tile 3); the call " << reported.what());
     VERIFY(problem_of(single_pass, ScanKind::inclusive, data, n, 256, max_n).empty(),
            "scan_single_pass after the old record was reported must be right");
@@ -402,11 +403,8 @@ void check_float_scans()
     b.sizes = [&](int block) { return sizes(s, block); };
     b.check = [&](std::size_t n, int block) {
         const std::string what = call(s.op, n, block);
-        for (ScanKind kind : both_kinds)
-            if (n <= largest && (!check_call(s, kind, values, n, block, max_n, what) ||
-                                 !check_call(s, kind, whole, n, block, max_n, what + " of whole numbers", 0, true)))
-                return false;
-        return true;
+        return n > largest || (check_both_kinds(s, values, n, block, max_n, what) &&
+                               check_both_kinds(s, whole, n, block, max_n, what + " of whole numbers", true));
     };
     b.bad_arguments = [&] { check_rejects(s, 1, 100, max_n); };
     course::testing::check_battery(b);
@@ -450,13 +448,12 @@ void check_look_back(const LookBack& lb)
         c.param("late_tile", static_cast<long long>(lb.late))
             .param("late_word", static_cast<long long>(TileStatus::aggregate | value(lb.late)));
     }
-    const Input input(statuses);
+    const course::checker::Input input(statuses);
     c.input(input, 0, statuses.size()).output<unsigned>(32, poison).output<unsigned long long>(3, poison);
-    const std::string task = single_pass.task;
     const std::string what = "decoupled_look_back as tile " + std::to_string(lb.tile) + " " + lb.what;
     const Result r = course::checker::run(c);
-    if (!course::testing::returned(task, what, r)) return;
-    const std::string label = task + ": " + what;
+    if (!course::testing::returned(single_pass.task, what, r)) return;
+    const std::string label = single_pass.task + ": " + what;
     const unsigned* prefix = r.elements<unsigned>(1);
     const unsigned long long published = r.element<unsigned long long>(2, 0);
     const unsigned long long saw_aggregate = r.element<unsigned long long>(2, 1);
@@ -479,72 +476,33 @@ void check_look_back(const LookBack& lb)
                                             "later tile may be waiting for it)");
 }
 
-// The look-back alone: the window slides (100 A's; a P 40 tiles back), the nearest P ends it, an X is waited
-// for and counted once it turns into A, and the tile publishes A first and P last.
-void check_look_backs()
-{
-    REQUIRE_GPU();
-    for (const LookBack& lb : look_backs) check_look_back(lb);
-}
-
 // ------------------------------------------------------------------------------- 07.5: performance
 // The performance task (course/performance.hpp) of 07.5: an inclusive scan_single_pass of 2^28 ints, block 256;
 // its 1 GiB output stays in the runner and comes back 256 MiB at a time, each window compared as it arrives.
 course::testing::Performance performance(const Scan& s)
 {
     constexpr std::size_t n = std::size_t{1} << 28;
-    course::testing::Performance p{s.task, s.op, "scan", n, "2^28 ints", 8.0 * n, 4.0 * n,
-                                   2 * n * sizeof(int) + (std::size_t{512} << 20), {""}, nullptr};
-    p.timed = [&s](const std::string&, std::uint64_t seed) {
+    const auto timed = [&s](const std::string&, std::uint64_t seed) {
         const auto data = std::make_shared<const IntData>(course::random_ints(n, seed));
-        const Call c = scan_call(s, ScanKind::inclusive, n, 256, n).input(data->input, 0, n).output<int>(n, poison).hold();
+        const Call c =
+            scan_call(s, ScanKind::inclusive, n, 256, n).input(data->input, 0, n).output<int>(n, poison).hold();
         return course::testing::TimedCall{c, [data](course::checker::Session& runner, const Result&) {
-            std::string problem;
-            constexpr std::size_t window = std::size_t{1} << 26;  // ints: 256 MiB
-            for (std::size_t start = 0; problem.empty() && start < n; start += window) {
-                const std::size_t count = std::min(window, n - start);
-                const Result w = runner.fetch(1, start * sizeof(int), count * sizeof(int), [&](const unsigned char* bytes) {
-                    const auto mm = course::first_mismatch(data->inclusive.data() + start,
-                                                           reinterpret_cast<const int*>(bytes), count);
-                    if (mm) problem = "element " + std::to_string(start + mm->index) + " is " + std::to_string(mm->got) +
-                                      ", expected " + std::to_string(mm->expected);
-                });
-                if (!w.ok()) problem = w.what();
-            }
-            return problem;
+            return held_scan_problem(runner, n, 0, [&](std::size_t i) { return data->inclusive[i]; });
         }};
     };
-    return p;
-}
-
-// A scan task's test cases: its battery, its own cases, its race check and, for a multi-tile scan, past 2^31.
-course::testing::TaskCases scan_cases(const Scan& s, const char* title,
-                                      std::vector<std::pair<std::string, std::function<void()>>> own = {})
-{
-    return {s.task, s.op + ": " + title, [&s] { check_scan(s); }, std::move(own), [&s] { check_race_free(s); },
-            s.op + " of 2^31 + 65543 ints", s.multi_tile() ? std::function<void()>([&s] { check_large(s); }) : nullptr};
+    return {s.task, s.op, "scan", n, "2^28 ints", 8.0 * n, 4.0 * n, 2 * n * sizeof(int) + (std::size_t{512} << 20),
+            {""}, timed};
 }
 
 }  // namespace
 
-// ---- the test cases: "TODO(07.k) <scan>: ...", the task's own cases (07.5's float scans and look-back probes),
-// "TODO(07.k) racecheck and synccheck" and "TODO(07.k) large: <scan> of 2^31 + 65543 ints" (07.3-07.5), in that
-// order. (07.1 and 07.2 are single-block scans, n <= 2 * block: nothing of theirs reaches 2^31.)
-COURSE_TASK_CASES(scan_cases(hillis_steele, "n <= block, every block, inclusive and exclusive, limits"));
-COURSE_TASK_CASES(scan_cases(blelloch, "n <= 2 * block, every block, inclusive and exclusive, limits"));
-COURSE_TASK_CASES(scan_cases(multiblock, "any n, every block, 1 to 4 recursion levels, inclusive and exclusive"));
-COURSE_TASK_CASES(scan_cases(warp_shuffle, "any n, every block, misaligned pointers, inclusive and exclusive"));
-
-TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrelated CUDA error is pending")
-{
-    check_single_pass_after_pending_error();
-}
-TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier launch changes no later scan")
-{
-    check_single_pass_after_stale_record();
-}
+// 07.5's own cases: its float scans, and the look-back alone: the window slides (100 A's; a P 40 tiles back), the
+// nearest P ends it, an X is waited for and counted once it turns into A, and the tile publishes A first and P last.
 COURSE_TASK_CASES(scan_cases(
     single_pass, "any n, every block, misaligned pointers, inclusive and exclusive",
     {{"scan_single_pass<float>: within the derived bound; integer-valued floats exactly", check_float_scans},
-     {"decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A", check_look_backs}}));
+     {"decoupled_look_back on prepared statuses: 100 A's, a P 40 tiles back, an X that turns into A", [] {
+          REQUIRE_GPU();
+          for (const LookBack& lb : look_backs) check_look_back(lb);
+      }}}));
 COURSE_PERFORMANCE(performance(single_pass));
