@@ -72,7 +72,7 @@ Workspace kept(std::size_t max_n, bool widened = false)
 }
 const Workspace failing{{"force_launch_failure", 1}};
 
-Call& add_workspace(Call& c, const Workspace& w)
+Call add_workspace(Call c, const Workspace& w)
 {
     c.param("poison", poison);
     for (const auto& [key, value] : w) c.param(key, value);
@@ -90,8 +90,7 @@ Call reduction_call(const Reduction& r, const IntData& data, std::size_t n, cons
     c.input(data.input(), 0, n, 0, std::min(guard, data.size() - n));
     if (n <= course::testing::checked_input_limit) c.returned();
     c.output<long long>(1, poison);
-    if (r.tree) add_workspace(c, w);
-    return c.timeout(call_limit());
+    return (r.tree ? add_workspace(c, w) : c).timeout(call_limit());
 }
 
 // What is wrong with the total in buffer `at` of a call ("" when nothing): the call did not return, its launch
@@ -123,29 +122,19 @@ std::optional<course::checker::Result> check_sum(const std::string& task, const 
     return got;
 }
 
-// Small and odd sizes, one segment (512) and its neighbours, a prime near 10^6, 1000003 and 2^24+7 (and 2^26).
-// Under compute-sanitizer the largest are left out (the tools run every grid 10-100x slower).
-std::vector<std::size_t> check_sizes(bool up_to_2_26)
-{
-    std::vector<std::size_t> sizes{0,   1,   2,   3,   4,   5,    7,    8,    31,     32,     33,     255,
-                                   256, 257, 511, 512, 513, 1023, 1024, 1025, 999983, 1000003};
-    if (!course::testing::under_sanitizer()) sizes.push_back((std::size_t{1} << 24) + 7);
-    if (!course::testing::under_sanitizer() && up_to_2_26) sizes.push_back(std::size_t{1} << 26);
-    return sizes;
-}
-
 // Two trees at once, on two streams with a workspace each: both sums right.
 void check_two_streams(const Reduction& r)
 {
-    const IntData data[] = {IntData(course::random_ints(100003, seed(7))), IntData(course::random_ints(99991, seed(8)))};
+    const IntData data[] = {IntData(course::random_ints(100003, seed(7))),
+                            IntData(course::random_ints(99991, seed(8)))};
     Call c(r.op + "_two_streams", data[0].size());
     for (const IntData& d : data) c.input(d.input(), 0, d.size()).output<long long>(1, poison);
     const auto got = course::checker::run(add_workspace(c, {}).timeout(call_limit()));
-    if (!returned(r.task, call(r.op, data[0].size()) + " and " + call(r.op, data[1].size()) + " on two streams at once", got))
-        return;
+    const auto what = [&](std::size_t i) { return call(r.op, data[i].size()); };
+    if (!returned(r.task, what(0) + " and " + what(1) + " on two streams at once", got)) return;
     for (std::size_t i = 0; i < 2; ++i) {
         const std::string wrong = wrong_total(got, data[i].sum(0, data[i].size()), 2 * i + 1, "_" + std::to_string(i));
-        VERIFY(wrong.empty(), r.task << ": " << call(r.op, data[i].size()) << " on one of two streams at once " << wrong);
+        VERIFY(wrong.empty(), r.task << ": " << what(i) << " on one of two streams at once " << wrong);
     }
 }
 
@@ -155,7 +144,12 @@ void check_two_streams(const Reduction& r)
 void check_variant(const Reduction& r, std::uint64_t salt, bool up_to_2_26)
 {
     REQUIRE_GPU_AND_CDP_TOOLS();
-    const std::vector<std::size_t> sizes = check_sizes(up_to_2_26);
+    // Small and odd sizes, one segment (512) and its neighbours, a prime near 10^6, 1000003 and 2^24+7 (and 2^26).
+    // Under compute-sanitizer the largest are left out (the tools run every grid 10-100x slower).
+    std::vector<std::size_t> sizes{0,   1,   2,   3,   4,   5,    7,    8,    31,     32,     33,     255,
+                                   256, 257, 511, 512, 513, 1023, 1024, 1025, 999983, 1000003};
+    if (!course::testing::under_sanitizer()) sizes.push_back((std::size_t{1} << 24) + 7);
+    if (!course::testing::under_sanitizer() && up_to_2_26) sizes.push_back(std::size_t{1} << 26);
     const Workspace w = kept(sizes.back());
     const IntData one_to_eight({1, 2, 3, 4, 5, 6, 7, 8});
     check_sum(r.task, reduction_call(r, one_to_eight, 8, w), one_to_eight, 8, call(r.op, 8) + " of 1..8");
@@ -226,8 +220,8 @@ void check_a_million_launches()
     const std::size_t slots = 1 + n / nested_segment * 8;
     REQUIRE_GPU_MEMORY(slots * 5442 + n * (4 + 4) + (std::size_t{256} << 20));
     const IntData data(course::random_ints(n + guard, seed(10)));
-    Call c = reduction_call(nested, data, n);
-    check_sum(nested.task, c.timeout(std::chrono::seconds(300)), data, n, call(nested.op, n));
+    check_sum(nested.task, reduction_call(nested, data, n).timeout(std::chrono::seconds(300)), data, n,
+              call(nested.op, n));
 }
 
 // One workspace through all the calls, as a caller would use it: its check() before any reduction, then calls
@@ -238,21 +232,23 @@ void check_bad_arguments()
     const IntData data(course::random_ints(1001, seed(11)));
     for (const Reduction* r : trees) {
         const Workspace w = kept(1000);
-        Call before("NestedWorkspace::check", 0);
-        const auto checked = course::checker::run(add_workspace(before, w));
+        const auto checked = course::checker::run(add_workspace(Call("NestedWorkspace::check", 0), w));
         VERIFY(checked.outcome == course::checker::Result::Outcome::error,
-               "TODO(05.1): NestedWorkspace::check() before any reduction must throw std::logic_error; it " << checked.what());
+               "TODO(05.1): NestedWorkspace::check() before any reduction must throw std::logic_error; it "
+                   << checked.what());
 
         const auto check_rejected = [&](Call c, const std::string& what) {
             course::testing::check_rejected("TODO(05.1)", what, course::checker::run(add_workspace(c, w)));
         };
         check_rejected(Call(r->op, 1001).input(data.input(), 0, 1001).output<long long>(1, poison),
                        call(r->op, 1001) + " with a workspace made for 1000");
-        check_rejected(Call(r->op, 10).null(sizeof(int)).output<long long>(1, poison), r->op + " with a null d_in and n = 10");
-        check_rejected(Call(r->op, 10).input(data.input(), 0, 10).null(sizeof(long long)), r->op + " with a null d_total");
+        check_rejected(Call(r->op, 10).null(sizeof(int)).output<long long>(1, poison),
+                       r->op + " with a null d_in and n = 10");
+        check_rejected(Call(r->op, 10).input(data.input(), 0, 10).null(sizeof(long long)),
+                       r->op + " with a null d_total");
 
-        Call empty(r->op, 0);
-        const auto got = course::checker::run(add_workspace(empty.null(sizeof(int)).output<long long>(1, poison), w));
+        const auto got =
+            course::checker::run(add_workspace(Call(r->op, 0).null(sizeof(int)).output<long long>(1, poison), w));
         const std::string what = call(r->op, 0) + " of a null pointer";
         if (!returned("TODO(05.1)", what, got)) continue;
         CHECK_RESULT("TODO(05.1)", what << ": device-side launches", got.number("launches"), 0LL);
@@ -261,7 +257,8 @@ void check_bad_arguments()
 }
 
 COURSE_TASK_CASES({nested.task,
-                   "nested_reduce: 1..8, sizes 0 to 2^24+7, negative values, 64-bit totals, input untouched, two streams",
+                   "nested_reduce: 1..8, sizes 0 to 2^24+7, negative values, 64-bit totals, input untouched, two "
+                   "streams",
                    [] { check_variant(nested, 5, false); },
                    {{"nested_reduce with the race windows widened: the barrier before the launch, tail launches",
                      [] { check_widened(nested); }},
@@ -281,21 +278,22 @@ void check_past_2_32()
     // the input and the level buffer (4 bytes per element each), the partial sums, and room to spare
     REQUIRE_GPU_MEMORY(n * 4 + n * 4 + (std::size_t{512} << 20));
     const std::size_t period = 1000003;
-    const std::vector<int> values = course::random_ints(period, seed(12));
-    const course::checker::Input tile(values);
+    const course::checker::Input tile(course::random_ints(period, seed(12)));
     Call c(strided.op, n);
     c.periodic(tile, n).output<long long>(1, poison).timeout(std::chrono::seconds(300));
     const std::string wrong = wrong_total(course::checker::run(add_workspace(c, {})),
-                                          course::periodic_sum_reference(values.data(), period, n));
+                                          course::periodic_sum_reference(tile.data<int>(), period, n));
     VERIFY(wrong.empty(), strided.task << ": " << call(strided.op, n) << " of " << period
-                                       << " random ints repeated (past 2^32 elements: is every index 64-bit?) " << wrong);
+                                       << " random ints repeated (past 2^32 elements: is every index 64-bit?) "
+                                       << wrong);
 }
 
 COURSE_TASK_CASES({strided.task,
                    "nested_reduce_strided: 1..8, sizes 0 to 2^26, negative values, 64-bit totals, input untouched, two "
                    "streams",
                    [] { check_variant(strided, 5, true); },
-                   {{"nested_reduce_strided with the race windows widened: tail launches", [] { check_widened(strided); }}},
+                   {{"nested_reduce_strided with the race windows widened: tail launches",
+                     [] { check_widened(strided); }}},
                    nullptr,
                    "nested_reduce_strided past 2^32 elements (64-bit indices)",
                    check_past_2_32});
@@ -333,18 +331,22 @@ void check_failed_launches()
                                                      << " instead of an error");
             if (!error) continue;
             VERIFY(got.number("device_error", 0) != 0,
-                   "TODO(05.3): " << what << ": the failed device-side launch never reached status->error (" << *error << ")");
+                   "TODO(05.3): " << what << ": the failed device-side launch never reached status->error ("
+                                  << *error << ")");
             VERIFY(got.number("launches") == 0, "TODO(05.3): " << what << " counted " << got.number("launches")
-                                                               << " device-side launches, but every one of them failed");
+                                                               << " device-side launches, but every one of them "
+                                                                  "failed");
             MESSAGE(what << ": " << *error);
         }
         // The failure left nothing behind: the next reduction in the same runner is right.
-        check_sum("TODO(05.3)", reduction_call(*r, data, 1000), data, 1000, call(r->op, 1000) + " after the failed runs");
+        check_sum("TODO(05.3)", reduction_call(*r, data, 1000), data, 1000,
+                  call(r->op, 1000) + " after the failed runs");
     }
 }
 
 COURSE_TASK_CASES({"TODO(05.3)", "check_device_launch: every device-side launch is counted", check_launch_counts,
-                   {{"check_device_launch: a failed device-side launch is an error, never a sum", check_failed_launches}}});
+                   {{"check_device_launch: a failed device-side launch is an error, never a sum",
+                     check_failed_launches}}});
 
 // ---------------------------------------------------------------------------------------------------- given
 // The launchers make no device-wide call: the workspace reserved the pending-launch slots when it was made. A
@@ -372,8 +374,7 @@ void check_refuses_past_max_n()
     REQUIRE_GPU_AND_CDP_TOOLS();
     const std::size_t n = nested_max_n + 1;
     REQUIRE_GPU_MEMORY(n * 8 + (std::size_t{256} << 20));  // the input and the workspace's level buffer
-    const std::vector<int> values = course::random_ints(1000, seed(15));
-    const course::checker::Input tile(values);
+    const course::checker::Input tile(course::random_ints(1000, seed(15)));
     Call c("nested_reduce", n);
     c.periodic(tile, n).output<long long>(1, poison);  // a workspace of max_n = n
     course::testing::check_rejected("given nested_reduce", call("nested_reduce", n), course::checker::run(c),

@@ -81,22 +81,18 @@ struct NestedProblem : course::IntSum {
         constexpr int curve_runs = 5;
         std::vector<LaunchCost> costs;
         for (std::size_t n = std::size_t{1} << 16; n <= bench.args.n; n *= 2) {
-            LaunchCost row{n, 0, {}, {}};
-            auto nested_time = n == bench.args.n ? bench.first_table_timing(nested.name) : std::nullopt;
-            auto flat_time = n == bench.args.n ? bench.first_table_timing(flat.name) : std::nullopt;
-            if (nested_time && flat_time) {
-                nested.run(n, 0);  // once more, for its launch count (the table ran other kernels since)
-                CUDA_CHECK(cudaDeviceSynchronize());
-                row.device_launches = workspace.check();
-            } else {
-                nested_time = bench.measure(nested, n, 0, nested.name + " n=" + std::to_string(n), curve_runs);
-                if (nested_time) row.device_launches = workspace.check();
-                flat_time = bench.measure(flat, n, 0, flat.name + " n=" + std::to_string(n), curve_runs);
-            }
+            const bool in_table = n == bench.args.n && bench.first_table_timing(nested.name) &&
+                                  bench.first_table_timing(flat.name);
+            const auto timing = [&](const course::Kernel& k) {
+                return in_table ? bench.first_table_timing(k.name)
+                                : bench.measure(k, n, 0, k.name + " n=" + std::to_string(n), curve_runs);
+            };
+            const auto nested_time = timing(nested), flat_time = timing(flat);
             if (!nested_time || !flat_time) continue;
-            row.nested = *nested_time;
-            row.flat = *flat_time;
-            if (row.device_launches > 0) costs.push_back(row);
+            nested.run(n, 0);  // once more, for its launch count (other kernels ran since)
+            CUDA_CHECK(cudaDeviceSynchronize());
+            if (const std::uint64_t launches = workspace.check(); launches > 0)
+                costs.push_back({n, launches, *nested_time, *flat_time});
         }
         report(costs, bench.conditions(), bench.args.csv);
     }
