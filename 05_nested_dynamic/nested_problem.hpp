@@ -71,9 +71,8 @@ struct NestedProblem : course::IntSum {
                std::to_string(buffers >> 20) + " MiB\n";
     }
 
-    // The benchmark's last part: the cost of one device-side launch as a curve over n, from 2^16 up to --n:
-    // nested_reduce against flat_reduce (5 runs each; at --n the progression's timings, with more runs). With
-    // --csv PATH the curve goes to PATH with "-launch-costs" before ".csv".
+    // The benchmark's last part (bench.cpp): nested_reduce against flat_reduce from 2^16 up to --n, 5 runs each; at
+    // --n the progression's timings, with more runs, when it timed both.
     void launch_costs(course::Bench& bench)
     {
         const course::Kernel& nested = kernel("nested_reduce");
