@@ -36,8 +36,6 @@
 #include <utility>
 #include <vector>
 
-using course::checker::Call;
-using course::checker::Result;
 using course::testing::Dependency;
 using course::testing::Launcher;
 using course::testing::call;
@@ -164,10 +162,10 @@ void check_starts(const Launcher& l, const course::testing::RangeData<T, R>& dat
             for (std::size_t n : sizes(block)) {
                 const std::string what = call(l.name, n, block) + at_first(first) + of;
                 const bool back = n <= course::testing::checked_input_limit;
-                Call c = l.call(n, block);
+                auto c = l.call(n, block);
                 c.input(data.input(), first, n, first);
                 if (back) c.returned();
-                const Result got = course::checker::run(c.output<Total>(1, poison));
+                const course::checker::Result got = course::checker::run(c.output<Total>(1, poison));
                 if (!course::testing::returned("TODO(04.6)", what, got)) continue;
                 const auto mm = back ? course::first_mismatch(data.values() + first, got.elements<T>(0), n)
                                      : std::nullopt;
@@ -281,13 +279,13 @@ void check_two_streams()
         for (int round = 0; round < 5; ++round) {
             const std::string what = "reduce_vectorized on two streams (n=" + std::to_string(n_a) + " and " +
                                      std::to_string(n_b) + ", block=256, round " + std::to_string(round) + ")";
-            const Result got = course::checker::run(Call("reduce_vectorized on two streams", n_a, 256)
-                                                        .param(workspace.first, workspace.second)
-                                                        .param("n_b", static_cast<long long>(n_b))
-                                                        .input(a.input(), 0, n_a)
-                                                        .output<long long>(1, poison)
-                                                        .input(b.input(), 0, n_b)
-                                                        .output<long long>(1, poison));
+            const auto got = course::checker::run(course::checker::Call("reduce_vectorized on two streams", n_a, 256)
+                                                      .param(workspace.first, workspace.second)
+                                                      .param("n_b", static_cast<long long>(n_b))
+                                                      .input(a.input(), 0, n_a)
+                                                      .output<long long>(1, poison)
+                                                      .input(b.input(), 0, n_b)
+                                                      .output<long long>(1, poison));
             if (!course::testing::returned("TODO(04.6)", what, got)) return;
             CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n_a, 256) << " on stream A, beside stream B (round "
                                                                             << round << ")",
@@ -317,10 +315,10 @@ void check_large_bytes()
         for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
             const std::size_t n = large_n - first;
             const std::string what = call(l.name, n, block) + at_first(first);
-            const Result got = course::checker::run(l.call(n, block)
-                                                        .periodic(period, n, course::boundary::Role::in, first)
-                                                        .output<long long>(1, poison)
-                                                        .timeout(std::chrono::seconds(300)));
+            const auto got = course::checker::run(l.call(n, block)
+                                                      .periodic(period, n, course::boundary::Role::in, first)
+                                                      .output<long long>(1, poison)
+                                                      .timeout(std::chrono::seconds(300)));
             if (!course::testing::returned("TODO(04.6)", what, got)) return;
             CHECK_RESULT("TODO(04.6)", what, got.element<long long>(1), below(large_n) - below(first));
         }
@@ -372,7 +370,7 @@ std::string limit_name(long long limit)
 
 void check_occupancy()
 {
-    const Result r = course::checker::run(Call("occupancy answers", 0));
+    const auto r = course::checker::run(course::checker::Call("occupancy answers", 0));
     if (!course::testing::returned("TODO(04.7)", "occupancy_answers_by_hand", r)) return;
     for (const OccupancyKernel& k : occupancy_kernels) {
         const Occupancy want = occupancy_of(k);
