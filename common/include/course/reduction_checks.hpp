@@ -165,7 +165,8 @@ public:
     const std::vector<Dependency>& depends() const { return depends_; }
     // The task's reductions (with workspace_per_case(), on a new workspace).
     std::vector<Reduction> reductions() const;
-    // Registers the cases with doctest, at file:line (COURSE_REDUCTION_TASKS does).
+    // Registers the cases with doctest, at file:line (COURSE_REDUCTION_TASKS does): a TaskCases, through
+    // register_task as 06 and 07 do (course/battery.hpp), then the performance case.
     int registered(const char* file, int line) const;
 
 private:
