@@ -17,6 +17,7 @@
 // program of its own, and only what comes back is judged, here (course/reduction_checks.hpp).
 #include "unroll_warp.hpp"
 
+#include "course/battery.hpp"
 #include "course/checker.hpp"
 #include "course/data.hpp"
 #include "course/reduction_checks.hpp"
@@ -28,69 +29,20 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <initializer_list>
 #include <iterator>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-using course::checker::Call;
-using course::checker::Input;
-using course::checker::Result;
 using course::testing::Dependency;
-using course::testing::IntData;
 using course::testing::Launcher;
-using course::testing::ReductionTask;
 using course::testing::call;
-using course::testing::largest_standard_size;
-using course::testing::new_workspace;
 
 namespace {
 
 constexpr unsigned char poison = course::testing::total_poison;
-
-// The 04.6 launchers keep their state in an UnrollWarpWorkspace, which the runner keeps, one per value of the
-// parameter "workspace" (course::testing::new_workspace): every case takes a new one and shares it between all
-// its launches, so a kernel that does not reset it fails from the second launch on. The other 04.6 launchers
-// (reduce_vectorized_float in its two overloads: the runner picks by accumulator_bits):
-Launcher vectorized_bytes(const std::pair<std::string, long long>& workspace)
-{
-    return {"reduce_vectorized_bytes", "reduce_vectorized_bytes", 1, sizeof(long long), {workspace}};
-}
-Launcher vectorized_float_double(const std::pair<std::string, long long>& workspace)
-{
-    return {"reduce_vectorized_float", "reduce_vectorized_float (double accumulation)", sizeof(float),
-            sizeof(double), {workspace, {"accumulator_bits", 64}}};
-}
-Launcher vectorized_float_float(const std::pair<std::string, long long>& workspace)
-{
-    return {"reduce_vectorized_float", "reduce_vectorized_float (float accumulation)", sizeof(float), sizeof(float),
-            {workspace, {"accumulator_bits", 32}}};
-}
-
-// ---- sizes -----------------------------------------------------------------------------------------------
-// The standard sizes plus sizes around multiples of 4 (ints, floats) and 16 (bytes): the vector body, the
-// scalar head and the scalar tail each get empty, partial and full cases.
-std::vector<std::size_t> vector_sizes(int block, std::initializer_list<std::size_t> more = {})
-{
-    std::vector<std::size_t> sizes = course::testing::standard_sizes(block);
-    sizes.insert(sizes.end(), {3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 4096, 4097, 65535, 65536, 65537});
-    sizes.insert(sizes.end(), more);
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    return sizes;
-}
-
-const std::initializer_list<std::size_t> int_firsts = {0, 1, 2, 3};
-const std::initializer_list<std::size_t> byte_firsts = {0, 1, 2, 3, 5, 8, 15};
-
-std::string at_first(std::size_t first)
-{
-    return first == 0 ? std::string() : " starting " + std::to_string(first) + " element(s) past a 16-byte boundary";
-}
 
 // ---- the chapter's int reductions, by task: each gets the battery of course/reduction_checks.hpp ----------
 // No cascades: the earlier tasks' device functions a task's kernels call, each checked alone first through its
@@ -111,10 +63,10 @@ constexpr std::size_t large_margin = std::size_t{512} << 20;
 
 // Every task: the standard sizes and ints over the whole int range (sums that need 64 bits inside every block
 // as well as in the total), +-INT_MAX, bad arguments whose messages name what is wrong, past 2^31 elements.
-ReductionTask int_task(const char* task, const char* label, std::vector<std::string> ops,
-                       std::vector<Dependency> depends)
+course::testing::ReductionTask int_task(const char* task, const char* label, std::vector<std::string> ops,
+                                        std::vector<Dependency> depends)
 {
-    return ReductionTask(task, label, std::move(ops))
+    return course::testing::ReductionTask(task, label, std::move(ops))
         .depends_on(std::move(depends))
         .full_int_range()
         .values_at(INT_MAX)
@@ -122,27 +74,41 @@ ReductionTask int_task(const char* task, const char* label, std::vector<std::str
         .large(large_n, large_period, {32, 256, 1024});
 }
 
+// The 04.6 launchers keep their state in an UnrollWarpWorkspace, which the runner keeps, one per value of the
+// parameter "workspace" (course::testing::new_workspace): every case takes a new one and shares it between all
+// its launches, so a kernel that does not reset it fails from the second launch on. The other 04.6 launchers
+// (reduce_vectorized_float in its two overloads: the runner picks by accumulator_bits), each on `workspace`:
+const Launcher vectorized_bytes{"reduce_vectorized_bytes", "reduce_vectorized_bytes", 1, sizeof(long long)};
+const Launcher float_in_double{"reduce_vectorized_float", "reduce_vectorized_float (double accumulation)",
+                               sizeof(float), sizeof(double), {{"accumulator_bits", 64}}};
+const Launcher float_in_float{"reduce_vectorized_float", "reduce_vectorized_float (float accumulation)",
+                              sizeof(float), sizeof(float), {{"accumulator_bits", 32}}};
+Launcher on(Launcher l, const std::pair<std::string, long long>& workspace)
+{
+    l.params.insert(l.params.begin(), workspace);
+    return l;
+}
+
 // The other 04.6 launchers' bad arguments (one workspace for the three).
 void check_other_vectorized_rejects(const course::testing::Reduction&)
 {
-    const auto workspace = new_workspace();
-    for (const Launcher& l :
-         {vectorized_float_double(workspace), vectorized_float_float(workspace), vectorized_bytes(workspace)})
-        course::testing::check_rejects_naming("TODO(04.6)", l);
+    const auto workspace = course::testing::new_workspace();
+    for (const Launcher* l : {&float_in_double, &float_in_float, &vectorized_bytes})
+        course::testing::check_rejects_naming("TODO(04.6)", on(*l, workspace));
 }
 
-const ReductionTask unrolling =
+const auto unrolling =
     int_task("TODO(04.1)", "reduce_unrolling2/4/8", {"reduce_unrolling2", "reduce_unrolling4", "reduce_unrolling8"}, {})
         .race_free();
-const ReductionTask syncwarp =  // thread_sum_unrolled<8>, then the 04.2 tree
+const auto syncwarp =  // thread_sum_unrolled<8>, then the 04.2 tree
     int_task("TODO(04.2)", "reduce_unroll_warp_syncwarp", {"reduce_unroll_warp_syncwarp"}, {unrolled}).race_free();
-const ReductionTask complete =  // thread_sum_unrolled<8>, the 04.3 tree -> last_warp_sum (every template instance)
+const auto complete =  // thread_sum_unrolled<8>, the 04.3 tree -> last_warp_sum (every template instance)
     int_task("TODO(04.3)", "reduce_complete_unroll", {"reduce_complete_unroll"}, {unrolled, last_warp}).race_free();
-const ReductionTask grid = int_task("TODO(04.4)", "reduce_grid_stride", {"reduce_grid_stride"},
-                                    {last_warp, tree});  // the 04.4 loads, then the 04.3 tree
-const ReductionTask warp = int_task("TODO(04.5)", "reduce_shfl/cg/redux", {"reduce_shfl", "reduce_cg", "reduce_redux"},
-                                    {grid_stride});  // the 04.4 loads, then the 04.5 warp sums
-const ReductionTask vectorized =  // block_sum<ShflWarpSum>; starts 0 and 3 past 2^31 elements
+const auto grid = int_task("TODO(04.4)", "reduce_grid_stride", {"reduce_grid_stride"},
+                           {last_warp, tree});  // the 04.4 loads, then the 04.3 tree
+const auto warp = int_task("TODO(04.5)", "reduce_shfl/cg/redux", {"reduce_shfl", "reduce_cg", "reduce_redux"},
+                           {grid_stride});  // the 04.4 loads, then the 04.5 warp sums
+const auto vectorized =  // block_sum<ShflWarpSum>; starts 0 and 3 past 2^31 elements
     int_task("TODO(04.6)", "reduce_vectorized", {"reduce_vectorized"}, {shfl})
         .workspace_per_case()
         .rejects_also("those of reduce_vectorized_float and _bytes", check_other_vectorized_rejects)
@@ -150,74 +116,74 @@ const ReductionTask vectorized =  // block_sum<ShflWarpSum>; starts 0 and 3 past
         .performance("reduce_vectorized");
 COURSE_REDUCTION_TASKS(unrolling, syncwarp, complete, grid, warp, vectorized);
 
-bool vectorized_dependencies_pass() { return course::testing::dependencies_pass("TODO(04.6)", vectorized.depends()); }
-
-// 2^31 + 2^20 + 5 bytes, aligned and 3 bytes past a 16-byte boundary.
-void check_large_bytes()
+// ---- 04.6: misaligned starts, other element types, two streams ----------------------------------------------
+// A case of 04.6's own: on a GPU, once the earlier tasks' functions its kernels call work.
+std::function<void()> gated(void (*check)())
 {
-    REQUIRE_GPU_MEMORY(large_n + large_margin);
-    if (!vectorized_dependencies_pass()) return;
-    const std::vector<std::uint8_t> values =
-        course::random_bytes(large_period, course::testing::seed(10), course::ByteDistribution::uniform);
-    const Input period(values);
-    const long long whole = course::sum_reference(values.data(), large_period);
-    const auto below = [&](std::size_t end) {
-        return static_cast<long long>(end / large_period) * whole +
-               course::sum_reference(values.data(), end % large_period);
+    return [check] {
+        REQUIRE_GPU();
+        if (course::testing::dependencies_pass("TODO(04.6)", vectorized.depends())) check();
     };
-    const Launcher l = vectorized_bytes(new_workspace());
-    for (int block : {256, 1024})
-        for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
-            const std::size_t n = large_n - first;
-            const std::string what = call(l.name, n, block) + at_first(first);
-            const Result got = course::checker::run(l.call(n, block)
-                                                        .periodic(period, n, course::boundary::Role::in, first)
-                                                        .output<long long>(1, poison)
-                                                        .timeout(std::chrono::seconds(300)));
-            if (!course::testing::returned("TODO(04.6)", what, got)) return;
-            CHECK_RESULT("TODO(04.6)", what, got.element<long long>(1), below(large_n) - below(first));
-        }
 }
 
-// ---- 04.6: other element types, misaligned starts -----------------------------------------------------------
-
-// A call of `l` on data[first, first + n), from a buffer that also holds the `first` elements before them (a
-// misaligned pointer for first > 0): its total, once the call returned and left its input unchanged.
-template <class T, class Total>
-std::optional<Total> vectorized_total(const Launcher& l, const Input& data, std::size_t first, std::size_t n,
-                                      int block, const std::string& what)
+// The standard sizes plus sizes around multiples of 4 (ints, floats) and 16 (bytes): the vector body, the
+// scalar head and the scalar tail each get empty, partial and full cases.
+std::vector<std::size_t> vector_sizes(int block)
 {
-    const bool back = n <= course::testing::checked_input_limit;
-    Call c = l.call(n, block);
-    c.input(data, first, n, first);
-    if (back) c.returned();
-    const Result got = course::checker::run(c.output<Total>(1, poison));
-    if (!course::testing::returned("TODO(04.6)", what, got)) return std::nullopt;
-    if (back) {
-        const auto mm = course::first_mismatch(data.data<T>() + first, got.elements<T>(0), n);
-        VERIFY(!mm, "TODO(04.6): " << what << " changed its input: " << course::describe(*mm, n));
-        if (mm) return std::nullopt;
-    }
-    return got.element<Total>(1);
+    return course::testing::sizes_with(
+        block, {3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 4096, 4097, 65535, 65536, 65537});
+}
+// Bytes: also around 32 and 256.
+std::vector<std::size_t> byte_sizes(int block)
+{
+    std::vector<std::size_t> sizes = vector_sizes(block);
+    sizes.insert(sizes.end(), {31, 32, 33, 255, 256, 257});
+    return course::testing::sizes_with(block, sizes);
 }
 
-// Exact sums of ints or bytes: every size of `sizes(block)` x every block x every start.
-template <class T, class Sizes>
-void check_exact(const Launcher& l, const std::vector<T>& values, std::initializer_list<std::size_t> firsts,
-                 Sizes sizes)
+const std::vector<std::size_t> int_firsts = {0, 1, 2, 3};
+const std::vector<std::size_t> byte_firsts = {0, 1, 2, 3, 5, 8, 15};
+
+std::string at_first(std::size_t first)
 {
-    const Input data(values);
-    std::map<std::pair<std::size_t, std::size_t>, long long> sums;
+    return first == 0 ? std::string() : " starting " + std::to_string(first) + " element(s) past a 16-byte boundary";
+}
+
+// Every call of `l` (every block x start x size of `sizes`) on data[first, first + n), from a buffer that also
+// holds the `first` elements before them (a misaligned pointer for first > 0): once it returned and left its
+// input unchanged, judge(what, its total, n, the reference of data[first, first + n)).
+template <class Total, class T, class R, class Judge>
+void check_starts(const Launcher& l, const course::testing::RangeData<T, R>& data,
+                  const std::vector<std::size_t>& firsts, const course::testing::Sizes& sizes, const std::string& of,
+                  const Judge& judge)
+{
     for (int block : course::testing::power_of_two_blocks())
         for (std::size_t first : firsts)
             for (std::size_t n : sizes(block)) {
-                const std::string what = call(l.name, n, block) + at_first(first);
-                const auto got = vectorized_total<T, long long>(l, data, first, n, block, what);
-                if (!got) continue;
-                auto [at, fresh] = sums.try_emplace({first, n}, 0);
-                if (fresh) at->second = course::sum_reference(values.data() + first, n);
-                CHECK_RESULT("TODO(04.6)", what, *got, at->second);
+                const std::string what = call(l.name, n, block) + at_first(first) + of;
+                const bool back = n <= course::testing::checked_input_limit;
+                auto c = l.call(n, block);
+                c.input(data.input(), first, n, first);
+                if (back) c.returned();
+                const course::checker::Result got = course::checker::run(c.output<Total>(1, poison));
+                if (!course::testing::returned("TODO(04.6)", what, got)) continue;
+                const auto mm = back ? course::first_mismatch(data.values() + first, got.elements<T>(0), n)
+                                     : std::nullopt;
+                VERIFY(!mm, "TODO(04.6): " << what << " changed its input: " << course::describe(*mm, n));
+                if (!mm) judge(what, got.element<Total>(1), n, data.expected(first, n));
             }
+}
+
+// Exact sums of ints or bytes.
+template <class T>
+void check_exact(const Launcher& l, const std::vector<T>& values, const std::vector<std::size_t>& firsts,
+                 const course::testing::Sizes& sizes)
+{
+    const course::testing::RangeData<T, std::int64_t> data(values, course::sum_reference);
+    check_starts<long long>(l, data, firsts, sizes, "", [](const std::string& what, long long got, std::size_t,
+                                                           std::int64_t sum) {
+        CHECK_RESULT("TODO(04.6)", what, got, sum);
+    });
 }
 
 std::string precise(double x)
@@ -237,27 +203,66 @@ double double_accumulation_tolerance(std::size_t n, double sum_abs)
     return 2.0 * static_cast<double>(n) * 0x1p-53 * sum_abs;
 }
 
-// Every float sum of `l` (every block x start x size) within `tolerance(first, n)` of the compensated reference
-// (a tolerance of 0: exact).
-template <class Total, class Tolerance>
-void check_floats(const Launcher& l, const std::vector<float>& values, const std::string& of, Tolerance tolerance)
+// The compensated sum of a range of floats and the sum of their magnitudes.
+struct FloatSums {
+    double sum, sum_abs;
+};
+FloatSums float_sums(const float* x, std::size_t n)
 {
-    const Input data(values);
-    std::map<std::pair<std::size_t, std::size_t>, double> sums;
-    for (int block : course::testing::power_of_two_blocks())
-        for (std::size_t first : int_firsts)
-            for (std::size_t n : vector_sizes(block)) {
-                const std::string what = call(l.name, n, block) + at_first(first) + of;
-                const auto got = vectorized_total<float, Total>(l, data, first, n, block, what);
-                if (!got) continue;
-                auto [at, fresh] = sums.try_emplace({first, n}, 0.0);
-                if (fresh) at->second = course::sum_reference(values.data() + first, n);
-                const double expected = at->second;
-                const double within = tolerance(first, n);
-                VERIFY(std::fabs(static_cast<double>(*got) - expected) <= within,  // also fails for NaN
-                       "TODO(04.6): " << what << " returned " << precise(static_cast<double>(*got)) << ", expected "
-                                      << precise(expected) << (within > 0 ? " +- " + precise(within) : std::string()));
-            }
+    return {course::sum_reference(x, n), course::sum_abs_reference(x, n)};
+}
+
+// Every float sum of `l` (Total: its accumulator; every block x start x size) within
+// double_accumulation_tolerance of the compensated reference, or, `exact`, equal to it.
+template <class Total>
+void check_floats(const Launcher& l, const std::vector<float>& values, const std::string& of, bool exact)
+{
+    const course::testing::RangeData<float, FloatSums> data(values, float_sums);
+    check_starts<Total>(l, data, int_firsts, vector_sizes, of,
+                        [exact](const std::string& what, Total got, std::size_t n, const FloatSums& expected) {
+                            const double within = exact ? 0.0 : double_accumulation_tolerance(n, expected.sum_abs);
+                            VERIFY(std::fabs(static_cast<double>(got) - expected.sum) <= within,  // also fails for NaN
+                                   "TODO(04.6): " << what << " returned " << precise(static_cast<double>(got))
+                                                  << ", expected " << precise(expected.sum)
+                                                  << (within > 0 ? " +- " + precise(within) : std::string()));
+                        });
+}
+
+void check_ints()
+{
+    const auto r = vectorized.reductions().front();  // on a new workspace
+    check_exact(Launcher{r.op, r.op, sizeof(int), sizeof(long long), r.params},
+                course::random_ints(course::testing::largest_standard_size() + 16, course::testing::seed(1)),
+                int_firsts, vector_sizes);
+}
+
+void check_bytes()
+{
+    check_exact(on(vectorized_bytes, course::testing::new_workspace()),
+                course::random_bytes(course::testing::largest_standard_size() + 16 * 4, course::testing::seed(3),
+                                     course::ByteDistribution::uniform),
+                byte_firsts, byte_sizes);
+}
+
+void check_random_floats()
+{
+    check_floats<double>(on(float_in_double, course::testing::new_workspace()),
+                         course::random_floats(course::testing::largest_standard_size() + 16, course::testing::seed(4)),
+                         "", false);
+}
+
+// Integer-valued floats in {-1, 0, 1}: every partial sum, in any order, is an integer of magnitude at most
+// sum|x| <= 2^24, which a float holds exactly, so both accumulations must return the exact sum.
+void check_integer_floats()
+{
+    const auto ints =
+        course::random_ints(course::testing::largest_standard_size() + 16, course::testing::seed(5), -1, 1);
+    const std::vector<float> values(ints.begin(), ints.end());
+    // About 2/3 of the values are +-1: sum|x| is near 1.1e7 for the largest size, far below 2^24 = 1.7e7.
+    REQUIRE(course::sum_abs_reference(values.data(), values.size()) <= 0x1p24);
+    const auto workspace = course::testing::new_workspace();
+    check_floats<double>(on(float_in_double, workspace), values, " of floats in {-1, 0, 1}", true);
+    check_floats<float>(on(float_in_float, workspace), values, " of floats in {-1, 0, 1}", true);
 }
 
 // Two launches at once, on two streams of the runner's, with a workspace each: nothing else is shared, so both
@@ -265,24 +270,22 @@ void check_floats(const Launcher& l, const std::vector<float>& values, const std
 // the GPU, whose blocks interleave as they finish), five rounds each on the same two workspaces.
 void check_two_streams()
 {
-    REQUIRE_GPU();
-    if (!vectorized_dependencies_pass()) return;
     const std::size_t largest = (std::size_t{1} << 24) + 3;
-    const IntData a(course::random_ints(largest, course::testing::seed(11)));
-    const IntData b(course::random_ints(largest, course::testing::seed(12)));
-    const auto workspace = new_workspace();
+    const course::testing::IntData a(course::random_ints(largest, course::testing::seed(11)));
+    const course::testing::IntData b(course::random_ints(largest, course::testing::seed(12)));
+    const auto workspace = course::testing::new_workspace();
     const std::pair<std::size_t, std::size_t> sizes[] = {{(1u << 16) + 3, (1u << 15) + 1}, {largest, (1u << 23) + 1}};
     for (const auto& [n_a, n_b] : sizes)
         for (int round = 0; round < 5; ++round) {
             const std::string what = "reduce_vectorized on two streams (n=" + std::to_string(n_a) + " and " +
                                      std::to_string(n_b) + ", block=256, round " + std::to_string(round) + ")";
-            const Result got = course::checker::run(Call("reduce_vectorized on two streams", n_a, 256)
-                                                        .param(workspace.first, workspace.second)
-                                                        .param("n_b", static_cast<long long>(n_b))
-                                                        .input(a.input(), 0, n_a)
-                                                        .output<long long>(1, poison)
-                                                        .input(b.input(), 0, n_b)
-                                                        .output<long long>(1, poison));
+            const auto got = course::checker::run(course::checker::Call("reduce_vectorized on two streams", n_a, 256)
+                                                      .param(workspace.first, workspace.second)
+                                                      .param("n_b", static_cast<long long>(n_b))
+                                                      .input(a.input(), 0, n_a)
+                                                      .output<long long>(1, poison)
+                                                      .input(b.input(), 0, n_b)
+                                                      .output<long long>(1, poison));
             if (!course::testing::returned("TODO(04.6)", what, got)) return;
             CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n_a, 256) << " on stream A, beside stream B (round "
                                                                             << round << ")",
@@ -292,6 +295,49 @@ void check_two_streams()
                          got.element<long long>(3), b.sum(0, n_b));
         }
 }
+
+// Its own Meson test ('TODO(04.6) large', suite 'large'): 8.6 GB of ints, then 2.2 GB of bytes, on the GPU.
+// 2^31 + 2^20 + 5 bytes, aligned and 3 bytes past a 16-byte boundary.
+void check_large_bytes()
+{
+    REQUIRE_GPU_MEMORY(large_n + large_margin);
+    if (!course::testing::dependencies_pass("TODO(04.6)", vectorized.depends())) return;
+    const std::vector<std::uint8_t> values =
+        course::random_bytes(large_period, course::testing::seed(10), course::ByteDistribution::uniform);
+    const course::checker::Input period(values);
+    const long long whole = course::sum_reference(values.data(), large_period);
+    const auto below = [&](std::size_t end) {
+        return static_cast<long long>(end / large_period) * whole +
+               course::sum_reference(values.data(), end % large_period);
+    };
+    const Launcher l = on(vectorized_bytes, course::testing::new_workspace());
+    for (int block : {256, 1024})
+        for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
+            const std::size_t n = large_n - first;
+            const std::string what = call(l.name, n, block) + at_first(first);
+            const auto got = course::checker::run(l.call(n, block)
+                                                      .periodic(period, n, course::boundary::Role::in, first)
+                                                      .output<long long>(1, poison)
+                                                      .timeout(std::chrono::seconds(300)));
+            if (!course::testing::returned("TODO(04.6)", what, got)) return;
+            CHECK_RESULT("TODO(04.6)", what, got.element<long long>(1), below(large_n) - below(first));
+        }
+}
+
+COURSE_TASK_CASES({"TODO(04.6)",
+                   "reduce_vectorized: standard sizes and multiples of 4 +-1 x every block x starts 0-3",
+                   gated(check_ints),
+                   {{"reduce_vectorized_bytes: standard sizes and multiples of 16 +-1 x every block x starts 0-15",
+                     gated(check_bytes)},
+                    {"reduce_vectorized_float: random floats within 2 n 2^-53 sum|x| (double accumulation)",
+                     gated(check_random_floats)},
+                    {"reduce_vectorized_float: integer-valued floats summed exactly (double and float accumulation)",
+                     gated(check_integer_floats)},
+                    {"reduce_vectorized: two launches at once on two streams, one workspace each",
+                     gated(check_two_streams)}},
+                   nullptr,
+                   "reduce_vectorized_bytes of more than 2^31 bytes, aligned and misaligned",
+                   check_large_bytes});
 
 // ---- 04.7: occupancy by hand ------------------------------------------------------------------------------
 struct Occupancy {
@@ -315,35 +361,33 @@ Occupancy occupancy_of(const OccupancyKernel& k)
     return {least.first, least.first * k.threads_per_block / 32, least.second};
 }
 
-const char* limit_name(long long limit)
+// Limit's answers by name, in its order (any other number reads as unanswered).
+std::string limit_name(long long limit)
 {
-    switch (static_cast<Limit>(limit)) {
-    case Limit::threads: return "threads";
-    case Limit::blocks: return "blocks";
-    case Limit::registers: return "registers";
-    case Limit::shared_memory: return "shared memory";
-    default: return "nothing (unanswered)";
-    }
+    const char* const names[] = {"nothing (unanswered)", "threads", "blocks", "registers", "shared memory"};
+    return names[limit > 0 && limit < 5 ? limit : 0];
 }
 
 void check_occupancy()
 {
-    const Result r = course::checker::run(Call("occupancy answers", 0));
+    const auto r = course::checker::run(course::checker::Call("occupancy answers", 0));
     if (!course::testing::returned("TODO(04.7)", "occupancy_answers_by_hand", r)) return;
     for (const OccupancyKernel& k : occupancy_kernels) {
         const Occupancy want = occupancy_of(k);
         const std::string kernel(1, k.name);
         const long long blocks = r.number(kernel + ".blocks"), warps = r.number(kernel + ".warps"),
                         limit = r.number(kernel + ".limit");
+        const bool right_blocks = blocks == want.blocks, right_warps = warps == want.warps,
+                   right_limit = limit == static_cast<long long>(want.limit);
         // std::string, not const char*: doctest before 2.4.10 streams a const char* in a message as a pointer
         const auto judged = [](bool right) { return std::string(right ? "right" : "wrong"); };
-        VERIFY(blocks == want.blocks && warps == want.warps && limit == static_cast<long long>(want.limit),
+        VERIFY(right_blocks && right_warps && right_limit,
                "TODO(04.7): kernel " << kernel << " (" << k.threads_per_block << " threads per block, "
                                      << k.registers_per_thread << " registers per thread, " << k.shared_kib_per_block
                                      << " KiB of shared memory per block): you answered " << blocks
-                                     << " blocks per SM (" << judged(blocks == want.blocks) << "), " << warps
-                                     << " warps (" << judged(warps == want.warps) << "), limited by "
-                                     << std::string(limit_name(limit)) << " (" << judged(limit == static_cast<long long>(want.limit))
+                                     << " blocks per SM (" << judged(right_blocks) << "), " << warps << " warps ("
+                                     << judged(right_warps) << "), limited by " << limit_name(limit) << " ("
+                                     << judged(right_limit)
                                      << "): count what each resource allows alone, then take the smallest (Task 04.7 "
                                         "in unroll_warp.hpp)");
     }
@@ -351,76 +395,14 @@ void check_occupancy()
 
 }  // namespace
 
-
-// ---------------------------------------------------------------------------------------------------- 04.6
-
-TEST_CASE("TODO(04.6) reduce_vectorized: standard sizes and multiples of 4 +-1 x every block x starts 0-3")
-{
-    REQUIRE_GPU();
-    if (!vectorized_dependencies_pass()) return;
-    const auto r = vectorized.reductions().front();  // on a new workspace
-    const Launcher l{r.op, r.op, sizeof(int), sizeof(long long), r.params};
-    check_exact(l, course::random_ints(largest_standard_size() + 16, course::testing::seed(1)), int_firsts,
-                [](int block) { return vector_sizes(block); });
-}
-
-TEST_CASE("TODO(04.6) reduce_vectorized_bytes: standard sizes and multiples of 16 +-1 x every block x starts 0-15")
-{
-    REQUIRE_GPU();
-    if (!vectorized_dependencies_pass()) return;
-    check_exact(vectorized_bytes(new_workspace()),
-                course::random_bytes(largest_standard_size() + 16 * 4, course::testing::seed(3),
-                                     course::ByteDistribution::uniform),
-                byte_firsts, [](int block) { return vector_sizes(block, {31, 32, 33, 255, 256, 257}); });
-}
-
-TEST_CASE("TODO(04.6) reduce_vectorized_float: random floats within 2 n 2^-53 sum|x| (double accumulation)")
-{
-    REQUIRE_GPU();
-    if (!vectorized_dependencies_pass()) return;
-    const std::vector<float> values = course::random_floats(largest_standard_size() + 16, course::testing::seed(4));
-    std::map<std::pair<std::size_t, std::size_t>, double> tolerances;
-    check_floats<double>(vectorized_float_double(new_workspace()), values, "", [&](std::size_t first, std::size_t n) {
-        auto [at, fresh] = tolerances.try_emplace({first, n}, 0.0);
-        if (fresh)
-            at->second = double_accumulation_tolerance(n, course::sum_abs_reference(values.data() + first, n));
-        return at->second;
-    });
-}
-
-// Integer-valued floats in {-1, 0, 1}: every partial sum, in any order, is an integer of magnitude at most
-// sum|x| <= 2^24, which a float holds exactly, so both accumulations must return the exact sum.
-TEST_CASE("TODO(04.6) reduce_vectorized_float: integer-valued floats summed exactly (double and float accumulation)")
-{
-    REQUIRE_GPU();
-    if (!vectorized_dependencies_pass()) return;
-    const auto ints = course::random_ints(largest_standard_size() + 16, course::testing::seed(5), -1, 1);
-    const std::vector<float> values(ints.begin(), ints.end());
-    // About 2/3 of the values are +-1: sum|x| is near 1.1e7 for the largest size, far below 2^24 = 1.7e7.
-    REQUIRE(course::sum_abs_reference(values.data(), values.size()) <= 0x1p24);
-    const auto exact = [](std::size_t, std::size_t) { return 0.0; };
-    const auto workspace = new_workspace();
-    check_floats<double>(vectorized_float_double(workspace), values, " of floats in {-1, 0, 1}", exact);
-    check_floats<float>(vectorized_float_float(workspace), values, " of floats in {-1, 0, 1}", exact);
-}
-
-TEST_CASE("TODO(04.6) reduce_vectorized: two launches at once on two streams, one workspace each") { check_two_streams(); }
-
-
-// Its own Meson test ('TODO(04.6) large', suite 'large'): 8.6 GB of ints, then 2.2 GB of bytes, on the GPU.
-TEST_CASE("TODO(04.6) large: reduce_vectorized_bytes of more than 2^31 bytes, aligned and misaligned")
-{
-    check_large_bytes();
-}
-
 // The lesson: 16-byte loads, four in flight per thread, a grid that fills the GPU keep DRAM busy. Nsight Compute
 // measures one checked launch at n = 2^26 (its own Meson test 'TODO(04.6) lesson', suite 'lesson').
 TEST_CASE("TODO(04.6) lesson: reduce_vectorized keeps DRAM more than 70% busy at n = 2^26")
 {
     REQUIRE_GPU();
-    if (!vectorized_dependencies_pass()) return;
+    if (!course::testing::dependencies_pass("TODO(04.6)", vectorized.depends())) return;
     const std::size_t n = std::size_t{1} << 26;
-    const IntData data(course::random_ints(n, course::testing::seed(13)));
+    const course::testing::IntData data(course::random_ints(n, course::testing::seed(13)));
     const auto r = vectorized.reductions().front();
     const std::string metric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
     const auto profile = course::testing::ncu_profile({"reduce_vectorized_kernel"}, {metric},

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <map>
 #include <memory>
 
 namespace course::testing {
@@ -23,13 +24,7 @@ std::string described(const Reduction& r, std::size_t n, int block, const std::s
 
 }  // namespace
 
-std::size_t largest_standard_size()
-{
-    std::size_t largest = 0;
-    for (int block : power_of_two_blocks())
-        for (std::size_t n : standard_sizes(block)) largest = std::max(largest, n);
-    return largest;
-}
+std::size_t largest_standard_size() { return largest_of(standard_sizes); }
 
 std::pair<std::string, long long> new_workspace()
 {
@@ -37,13 +32,7 @@ std::pair<std::string, long long> new_workspace()
     return {"workspace", ++cases};
 }
 
-long long IntData::sum(std::size_t first, std::size_t n) const
-{
-    const auto key = std::make_pair(first, n);
-    const auto found = sums_.find(key);
-    if (found != sums_.end()) return found->second;
-    return sums_[key] = sum_reference(values() + first, n);
-}
+IntData::IntData(const std::vector<int>& values) : RangeData(values, sum_reference) {}
 
 checker::Call reduction_call(const Reduction& r, const IntData& data, std::size_t first, std::size_t n, int block,
                              std::size_t tail)
@@ -162,12 +151,6 @@ void check_small_sizes(const Reduction& r)
     for (int block : {32, 256, 1024})
         for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{5000}})
             check_reduction(r, data, n, block);
-}
-
-void check_race_free(const Reduction& r)
-{
-    REQUIRE_GPU();
-    for (const char* tool : {"racecheck", "synccheck"}) check_tool_clean(r.task, tool, [&] { check_small_sizes(r); });
 }
 
 void check_large(const Reduction& r, std::size_t n, std::size_t period, const std::vector<int>& blocks,
@@ -322,7 +305,6 @@ std::string listed(const std::vector<std::string>& items)
 int ReductionTask::registered(const char* file, int line) const
 {
     const ReductionTask t = *this;
-    const std::string subject = t.task_ + " " + t.label_;
     const bool plural = t.ops_.size() > 1;
     // Every case that runs the task's kernels: the GPU, then the earlier tasks' functions they call.
     const auto each = [t](const std::function<void(const Reduction&)>& check) {
@@ -332,37 +314,37 @@ int ReductionTask::registered(const char* file, int line) const
             for (const Reduction& r : t.reductions()) check(r);
         };
     };
-    register_case(file, line,
-                  subject + ": 1..8, standard sizes x every block, negative values" +
-                      (t.in_place_ ? "" : ", input untouched") + (t.full_int_range_ ? ", full int range" : ""),
-                  each([t](const Reduction& r) {
-                      check_standard_sizes(r);
-                      if (t.full_int_range_) check_full_int_range(r);
-                  }));
-    register_case(file, line, subject + ": values at +-" + value_text(t.value_) + ", 64-bit total",
-                  each([t](const Reduction& r) { check_extreme_values(r, t.value_); }));
-    register_case(file, line, subject + (plural ? " read" : " reads") + " nothing at or past n",
-                  each(check_nothing_read_past_n));
-    register_case(file, line, subject + " on a stream of its own", each(check_own_stream));
+    TaskCases cases{t.task_,
+                    t.label_ + ": 1..8, standard sizes x every block, negative values" +
+                        (t.in_place_ ? "" : ", input untouched") + (t.full_int_range_ ? ", full int range" : ""),
+                    each([t](const Reduction& r) {
+                        check_standard_sizes(r);
+                        if (t.full_int_range_) check_full_int_range(r);
+                    }),
+                    {{t.label_ + ": values at +-" + value_text(t.value_) + ", 64-bit total",
+                      each([t](const Reduction& r) { check_extreme_values(r, t.value_); })},
+                     {t.label_ + (plural ? " read" : " reads") + " nothing at or past n",
+                      each(check_nothing_read_past_n)},
+                     {t.label_ + " on a stream of its own", each(check_own_stream)}}};
     std::vector<std::string> rejected{"bad block sizes", t.naming_ ? "null and misaligned pointers" : "null pointers"};
     if (t.rejects_also_) rejected.push_back(t.rejects_what_);
-    register_case(file, line,
-                  subject + (plural ? " reject " : " rejects ") + listed(rejected) +
-                      (t.naming_ ? ", naming what is wrong" : ""),
-                  [t] {
-                      REQUIRE_GPU();
-                      for (const Reduction& r : t.reductions()) {
-                          check_rejects_bad_arguments(r);
-                          if (t.naming_)
-                              check_rejects_naming(t.task_, {r.op, r.op, sizeof(int), sizeof(long long), r.params});
-                      }
-                      if (t.rejects_also_)
-                          for (const Reduction& r : t.reductions()) t.rejects_also_(r);
-                  });
+    cases.own.emplace_back(t.label_ + (plural ? " reject " : " rejects ") + listed(rejected) +
+                               (t.naming_ ? ", naming what is wrong" : ""),
+                           [t] {
+                               REQUIRE_GPU();
+                               for (const Reduction& r : t.reductions()) {
+                                   check_rejects_bad_arguments(r);
+                                   if (t.naming_)
+                                       check_rejects_naming(t.task_,
+                                                            {r.op, r.op, sizeof(int), sizeof(long long), r.params});
+                               }
+                               if (t.rejects_also_)
+                                   for (const Reduction& r : t.reductions()) t.rejects_also_(r);
+                           });
     for (const auto& [name, check] : t.also_)
-        register_case(file, line, t.task_ + " " + name, [task = t.task_, check = check] { check(task); });
+        cases.own.emplace_back(name, [task = t.task_, check = check] { check(task); });
     if (t.race_)
-        register_case(file, line, t.task_ + " racecheck and synccheck", [t] {
+        cases.race = [t] {
             REQUIRE_GPU();
             if (!dependencies_pass(t.task_, t.depends_)) return;
             const std::vector<Reduction> reductions = t.reductions();
@@ -379,21 +361,20 @@ int ReductionTask::registered(const char* file, int line) const
                     for (const Reduction& r : reductions) check_small_sizes(r);
                 });
             }
-        });
+        };
     if (t.large_n_ > 0) {
         const bool misaligned = std::any_of(t.firsts_.begin(), t.firsts_.end(), [](std::size_t f) { return f > 0; });
-        register_case(file, line,
-                      t.task_ + " large: " + t.label_ + " past 2^" + (t.large_n_ >> 32 ? "32" : "31") + " elements" +
-                          (misaligned ? ", aligned and misaligned" : ""),
-                      [t] {
-                          REQUIRE_GPU_MEMORY(t.large_n_ * sizeof(int) + t.extra_bytes_ + t.margin_);
-                          if (!dependencies_pass(t.task_, t.depends_)) return;
-                          if (!dependencies_pass_large(t.task_, t.depends_, t.large_n_, t.period_)) return;
-                          for (const Reduction& r : t.reductions())
-                              check_large(r, t.large_n_, t.period_, t.large_blocks_, t.firsts_, t.extra_bytes_,
-                                          t.margin_);
-                      });
+        cases.large_title = t.label_ + " past 2^" + (t.large_n_ >> 32 ? "32" : "31") + " elements" +
+                            (misaligned ? ", aligned and misaligned" : "");
+        cases.large = [t] {
+            REQUIRE_GPU_MEMORY(t.large_n_ * sizeof(int) + t.extra_bytes_ + t.margin_);
+            if (!dependencies_pass(t.task_, t.depends_)) return;
+            if (!dependencies_pass_large(t.task_, t.depends_, t.large_n_, t.period_)) return;
+            for (const Reduction& r : t.reductions())
+                check_large(r, t.large_n_, t.period_, t.large_blocks_, t.firsts_, t.extra_bytes_, t.margin_);
+        };
     }
+    register_task(file, line, cases);
     if (!t.performance_op_.empty()) {
         constexpr std::size_t n = std::size_t{1} << 28;
         Performance p{t.task_, t.performance_op_, "reduce", n, "2^28 ints", 4.0 * n, 4.0 * n,

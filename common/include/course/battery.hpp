@@ -53,7 +53,8 @@ std::optional<long long> written_outside(const checker::Result& r, std::size_t b
                                          unsigned char poison);
 
 // Values in sealed shared memory, with `reference` of each range [first, first + n) that a check asks for,
-// computed once (06: bytes and their histograms).
+// computed once (02-05: ints and their sums, IntData; 04.6: bytes and floats and their sums; 06: bytes and their
+// histograms).
 template <class T, class R>
 class RangeData {
 public:
@@ -63,6 +64,7 @@ public:
     }
     const checker::Input& input() const { return input_; }
     const T* values() const { return input_.data<T>(); }
+    std::size_t size() const { return input_.size(); }
     const R& expected(std::size_t first, std::size_t n) const
     {
         const auto key = std::make_pair(first, n);

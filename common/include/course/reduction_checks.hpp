@@ -7,13 +7,14 @@
 // below starts with REQUIRE_GPU(): a test case can be just the call.
 #pragma once
 
+#include "course/battery.hpp"
 #include "course/checker.hpp"
 #include "course/testing.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,17 +29,10 @@ struct Reduction {
 };
 
 // Ints in sealed shared memory, with the CPU sums of their ranges (each computed once).
-class IntData {
+class IntData : public RangeData<int, std::int64_t> {
 public:
-    explicit IntData(const std::vector<int>& values) : input_(values) {}
-    const checker::Input& input() const { return input_; }
-    const int* values() const { return input_.data<int>(); }
-    std::size_t size() const { return input_.size(); }
-    long long sum(std::size_t first, std::size_t n) const;
-
-private:
-    checker::Input input_;
-    mutable std::map<std::pair<std::size_t, std::size_t>, long long> sums_;
+    explicit IntData(const std::vector<int>& values);
+    long long sum(std::size_t first, std::size_t n) const { return expected(first, n); }
 };
 
 // The poison of every total before a call (a total that is never written reads as garbage).
@@ -74,10 +68,8 @@ void check_own_stream(const Reduction& r);
 // Bad block sizes, a null input, a null total: std::invalid_argument before anything runs.
 void check_rejects_bad_arguments(const Reduction& r);
 // Blocks 32, 256, 1024 x n = 1, 33, 1000, 5000 (sizes the ordinary checks use too): what racecheck and
-// synccheck watch in check_race_free.
+// synccheck watch in a task's race case.
 void check_small_sizes(const Reduction& r);
-// check_small_sizes under compute-sanitizer racecheck, then synccheck (course::testing::check_tool_clean).
-void check_race_free(const Reduction& r);
 // n elements past 2^31 or 2^32: a random period of `period` ints (odd, so a wrapped index reads other values)
 // repeated, made on the runner's side; the expected sum has a closed form. The input starts `first` elements
 // into its buffer (first > 0: a misaligned pointer).
@@ -173,7 +165,8 @@ public:
     const std::vector<Dependency>& depends() const { return depends_; }
     // The task's reductions (with workspace_per_case(), on a new workspace).
     std::vector<Reduction> reductions() const;
-    // Registers the cases with doctest, at file:line (COURSE_REDUCTION_TASKS does).
+    // Registers the cases with doctest, at file:line (COURSE_REDUCTION_TASKS does): a TaskCases, through
+    // register_task as 06 and 07 do (course/battery.hpp), then the performance case.
     int registered(const char* file, int line) const;
 
 private:
