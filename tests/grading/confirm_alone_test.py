@@ -4,9 +4,9 @@ that run decides. Fake checks programs (this file, run as a script) play the tes
 it runs (as a test that holds the GPU's memory, or a fork bomb that leaves no process for a sandbox), a "victim"
 fails when it sees the marker, a "broken" one always fails (a call without an answer), a "wrong" one always fails
 with every call answered (its checks write 0 to COURSE_CALL_FAULTS: a verdict no neighbour can change) and a
-"hung" one times out.
-  1. one submission, 4 tests at once: the victim passes (run again after the others), the broken test still
-     fails, the time-out is not run again: 2 re-runs;
+"hung" one times out (the whole test; "call_hung": one call, as the checks report it).
+  1. one submission, 5 tests at once: the victim passes (run again after the others), the broken test still
+     fails, the time-outs (the test's and a call's) are not run again: 2 re-runs;
   2. two submissions at once on one shared GPU (gpu_share.GpuShare), one test each: the victim, beside the other
      submission's hog, passes when run again with the GPU alone: 1 re-run;
   3. one submission, one test at a time: a broken test ran beside nothing and is not run again;
@@ -40,7 +40,10 @@ def fake_checks(role, argv):
             Path(os.environ["COURSE_CALL_FAULTS"]).write_text("0\n")
         time.sleep(0.3)  # the victim looks while the hog holds on
     ok = role == "hog" or (role == "victim" and not marker.exists())
-    return answer(CASE.format(role), argv, ok, "kernel launch failed")
+    reason = ("TODO(02.5): reduce_neighbored(n=1, block=32) TIMEOUT: reduce_neighbored did not return within 60 s"
+              if role == "call_hung"
+              else "kernel launch failed")
+    return answer(CASE.format(role), argv, ok, reason)
 
 
 def main():
@@ -70,12 +73,14 @@ def main():
                 problems.append(f"{what}: {got}, expected {want}")
 
         got, confirmed = grade(FakeBuild(tmp, test("02.1", "hog"), test("02.2", "victim"), test("02.3", "broken"),
-                                         test("02.4", "hung", 2)), 4, GpuShare(4, 80.0), "one")
+                                         test("02.4", "hung", 2), test("02.5", "call_hung")), 4, GpuShare(4, 80.0),
+                               "one")
         expect("1. the hog", got["02.1"][0], PASSED)
         expect("1. the victim beside its own hog", got["02.2"][0], PASSED)
         expect("1. the broken test", got["02.3"], (FAILED, "kernel launch failed"))
         expect("1. the hung test", got["02.4"][0] == FAILED and got["02.4"][1].startswith("TIMEOUT"), True)
-        expect("1. re-runs (victim, broken; not the time-out)", confirmed, 2)
+        expect("1. the call that hung", got["02.5"][0], FAILED)
+        expect("1. re-runs (victim, broken; not the time-outs)", confirmed, 2)
 
         share, results = GpuShare(4, 80.0), {}
         hog, victim = FakeBuild(tmp, test("02.1", "hog")), FakeBuild(tmp, test("02.2", "victim"))

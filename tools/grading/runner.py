@@ -101,6 +101,13 @@ def sha256(path):
     return h.hexdigest()
 
 
+def hung_test(outcome):
+    """A failure by time-out: the test's (the grader's TIMEOUT) or one call's, which the checks report as
+    "TIMEOUT: <call> did not return within N s" (course/checker.hpp; a runner that did not start is not a hang)."""
+    return outcome.status == FAILED and (outcome.reason.startswith("TIMEOUT") or
+                                         "did not return within" in outcome.reason)
+
+
 def _safe_name(text):
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
@@ -205,7 +212,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         GPU's memory (another submission) nor the student's own test running beside it (a fork bomb that left no
         process for a sandbox) may fail a test. A time-out is not run again (a hung kernel would hang again)."""
         return [i for i in indices if outcomes[i].status == FAILED and outcomes[i].seconds > 0
-                and not outcomes[i].reason.startswith("TIMEOUT") and (i in beside_others or jobs > 1)
+                and not hung_test(outcomes[i]) and (i in beside_others or jobs > 1)
                 and not answered[i]]
 
     def confirm(indices):
@@ -282,7 +289,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     # A kernel that hung already failed its task: its large test, and the chapter's lesson tests (which run the
     # chapter's kernels under Nsight Compute), would only hang again, one time limit each.
     hung = {TASK_TEST.match(tests[i]["name"]).group(1, 2): tests[i]["name"] for i in shared
-            if outcomes[i].status == FAILED and outcomes[i].reason.startswith("TIMEOUT")}
+            if hung_test(outcomes[i])}
     later = []
     for i in runnable:
         if alone(tests[i]):
