@@ -1,14 +1,14 @@
 // Chapter 05's progression: the two nested reductions in the order the README teaches them, then the given flat
-// one they are measured against. Read by the checks, the demo, the bench and tools/profile.sh (--kernel NAME).
+// one they are measured against. Read by the demo, the bench (--list --json: the manifest) and tools/profile.sh
+// (--kernel NAME).
 #pragma once
 
 #include "nested.hpp"
 
 #include "course/progression.hpp"
 
+#include <cstddef>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 using NestedLauncher = void(const int* d_in, long long* d_total, std::size_t n, NestedWorkspace& workspace,
                             cudaStream_t stream);
@@ -34,12 +34,4 @@ inline const NestedStep nested_progression[] = {
 inline bool makes_device_launches(const NestedStep& step)
 {
     return std::strcmp(step.task, "given") != 0;
-}
-
-// The step of a task ("05.1"), for the checks.
-inline const NestedStep& nested_step(const char* task)
-{
-    for (const auto& step : nested_progression)
-        if (std::strcmp(step.task, task) == 0) return step;
-    throw std::logic_error(std::string("no step for task ") + task);
 }

@@ -119,23 +119,24 @@ std::string mismatch(const ScanData<T, Acc>& data, ScanKind kind, std::size_t n,
     if constexpr (std::is_integral_v<T>) {
         const auto mm = course::first_mismatch(expected.data(), got, n);
         return mm ? course::describe(*mm, n) : "";
-    }
-    const T* values = data.input.template data<T>() + data.first;
-    double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
-    for (std::size_t i = 0; i < n; ++i) {
-        if (inclusive) abs_prefix += std::fabs(static_cast<double>(values[i]));
-        const double tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
-        const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
-        if (!(error <= tolerance)) {  // also catches NaN
-            std::ostringstream s;
-            s.precision(9);
-            s << "element " << i << " of " << n << " is " << got[i] << ", expected " << expected[i] << " +- "
-              << tolerance;
-            return s.str();
+    } else {
+        const T* values = data.input.template data<T>() + data.first;
+        double abs_prefix = 0;  // |in[0]| + ... over the inputs summed into element i
+        for (std::size_t i = 0; i < n; ++i) {
+            if (inclusive) abs_prefix += std::fabs(static_cast<double>(values[i]));
+            const double tolerance = exact ? 0.0 : float_scan_tolerance(inclusive ? i + 1 : i, abs_prefix);
+            const double error = std::fabs(static_cast<double>(got[i]) - expected[i]);
+            if (!(error <= tolerance)) {  // also catches NaN
+                std::ostringstream s;
+                s.precision(9);
+                s << "element " << i << " of " << n << " is " << got[i] << ", expected " << expected[i] << " +- "
+                  << tolerance;
+                return s.str();
+            }
+            if (!inclusive) abs_prefix += std::fabs(static_cast<double>(values[i]));
         }
-        if (!inclusive) abs_prefix += std::fabs(static_cast<double>(values[i]));
+        return "";
     }
-    return "";
 }
 
 // `s` scanning n elements of `data` into a poisoned output with `guard` poisoned elements after it (and data.first
