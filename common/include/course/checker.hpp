@@ -251,12 +251,12 @@ private:
     End last_;
 };
 
-// The session run() uses: the program's own (under COURSE_SANITIZER's tool when that is set), or the one a
 // The calls of this program, in every session, that ended without an answer (an error, a crash, a time-out):
 // what another program on the same GPU can cause (too little memory, a slow GPU); a wrong answer it cannot.
 // tools/grade.py runs a test that failed beside other tests again alone only when it had one.
 int faulted_calls();
 
+// The session run() uses: the program's own (under COURSE_SANITIZER's tool when that is set), or the one a
 // UseSession in scope names (a graded race check runs the same checks in a session under compute-sanitizer).
 Session& session();
 // The program's own session (under COURSE_SANITIZER's tool when that is set), whatever UseSession is in scope.
