@@ -93,17 +93,12 @@ TEST_CASE("TODO(02.2) lesson: reduce_neighbored_less has far fewer divergent bra
 {
     REQUIRE_GPU();
     const std::string metric = "smsp__sass_branch_targets_threads_divergent.sum";
-    const auto profile = course::testing::ncu_profile(
-        {"reduce_neighbored_kernel", "reduce_neighbored_less_kernel"}, {metric}, [] {
-            check_lesson_subject(neighbored.reductions().front());
-            check_lesson_subject(less.reductions().front());
-        });
+    const auto profile = course::testing::lesson_profile(
+        {neighbored.reductions().front(), less.reductions().front()}, {metric});
     if (!profile) return;
-    const double by_neighbored = profile->at("reduce_neighbored_kernel").at(metric);
-    const double by_less = profile->at("reduce_neighbored_less_kernel").at(metric);
-    const double blocks = static_cast<double>((std::size_t{1} << 20) / 256);
-    MESSAGE("divergent branch targets, n = 2^20, block = 256: reduce_neighbored "
-            << by_neighbored << ", reduce_neighbored_less " << by_less);
+    const double by_neighbored = profile->at("reduce_neighbored").at(metric);
+    const double by_less = profile->at("reduce_neighbored_less").at(metric);
+    const double blocks = static_cast<double>(course::testing::lesson_n / course::testing::lesson_block);
     VERIFY(by_neighbored >= 8 * blocks,
            "TODO(02.2) lesson compares with reduce_neighbored (TODO(02.1)), which shows only "
                << by_neighbored << " divergent branch targets for " << blocks

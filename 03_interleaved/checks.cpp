@@ -47,23 +47,19 @@ const Reduction strided = strided_task.reductions().front();
 const Reduction sequential = sequential_task.reductions().front();
 
 // ---- lessons: one launch on 2^20 elements, block 256, profiled by Nsight Compute ---------------------------
-constexpr std::size_t lesson_n = std::size_t{1} << 20;
-constexpr int lesson_block = 256;
+using course::testing::lesson_block;
+using course::testing::lesson_n;
 constexpr double lesson_blocks = static_cast<double>(lesson_n / lesson_block);
 
-// Shared-memory bank conflicts (loads plus stores) of the kernel named like `kernel` in the lesson subject of
-// `r`, as Nsight Compute counts them (one profile): the extra passes ("wavefronts") a warp's access needed
-// because it asked one bank for several different words.
-std::optional<double> bank_conflicts(const Reduction& r, const std::string& kernel)
+// Shared-memory bank conflicts (loads plus stores) of r's kernel in its lesson subject, as Nsight Compute counts
+// them: the extra passes ("wavefronts") a warp's access needed because it asked one bank for several words.
+std::optional<double> bank_conflicts(const Reduction& r)
 {
     const std::string loads = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
     const std::string stores = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
-    const auto profile = course::testing::ncu_profile({kernel}, {loads, stores}, [&] { check_lesson_subject(r); });
+    const auto profile = course::testing::lesson_profile({r}, {loads, stores});
     if (!profile) return std::nullopt;
-    const auto& counts = profile->at(kernel);
-    MESSAGE(kernel << ", n = " << lesson_n << ", block = " << lesson_block << ": " << counts.at(loads)
-                   << " shared-load and " << counts.at(stores) << " shared-store bank conflicts");
-    return counts.at(loads) + counts.at(stores);
+    return profile->at(r.op).at(loads) + profile->at(r.op).at(stores);
 }
 
 // The bank conflicts of one block of the strided tree (Task 03.3) by the README's model: 32 banks of 4-byte
@@ -101,16 +97,10 @@ TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra i
 {
     REQUIRE_GPU();
     const std::string metric = "smsp__inst_executed.sum";
-    const auto profile = course::testing::ncu_profile(
-        {"reduce_shared_modulo_kernel", "reduce_shared_strided_kernel"}, {metric}, [] {
-            check_lesson_subject(modulo);
-            check_lesson_subject(strided);
-        });
+    const auto profile = course::testing::lesson_profile({modulo, strided}, {metric});
     if (!profile) return;
-    const double by_modulo = profile->at("reduce_shared_modulo_kernel").at(metric);
-    const double by_strided = profile->at("reduce_shared_strided_kernel").at(metric);
-    MESSAGE("warp instructions executed, n = " << lesson_n << ", block = " << lesson_block << ": reduce_shared_modulo "
-                                               << by_modulo << ", reduce_shared_strided " << by_strided);
+    const double by_modulo = profile->at("reduce_shared_modulo").at(metric);
+    const double by_strided = profile->at("reduce_shared_strided").at(metric);
     VERIFY(by_modulo >= 1.25 * by_strided,
            "TODO(03.2): reduce_shared_modulo executed " << by_modulo << " warp instructions, not 1.25x the "
                << by_strided << " of reduce_shared_strided (TODO(03.3)): is it Harris's reduce0, busy threads "
@@ -124,7 +114,7 @@ TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra i
 TEST_CASE("TODO(03.3) lesson: reduce_shared_strided has the bank conflicts of strided addressing")
 {
     REQUIRE_GPU();
-    const auto conflicts = bank_conflicts(strided, "reduce_shared_strided_kernel");
+    const auto conflicts = bank_conflicts(strided);
     if (!conflicts) return;
     const double model = strided_conflicts_per_block(lesson_block) * lesson_blocks;
     VERIFY(*conflicts >= 0.5 * model,
@@ -141,7 +131,7 @@ TEST_CASE("TODO(03.3) lesson: reduce_shared_strided has the bank conflicts of st
 TEST_CASE("TODO(03.4) lesson: reduce_shared_sequential has under 1/20 of the strided kernel's bank conflicts")
 {
     REQUIRE_GPU();
-    const auto conflicts = bank_conflicts(sequential, "reduce_shared_sequential_kernel");
+    const auto conflicts = bank_conflicts(sequential);
     if (!conflicts) return;
     const double by_model = strided_conflicts_per_block(lesson_block) * lesson_blocks;
     VERIFY(*conflicts * 20 < by_model,

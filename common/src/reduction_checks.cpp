@@ -179,9 +179,26 @@ void check_large(const Reduction& r, std::size_t n, std::size_t period, const st
 void check_lesson_subject(const Reduction& r)
 {
     REQUIRE_GPU();
-    const std::size_t n = std::size_t{1} << 20;
-    const IntData data(random_ints(n, seed(8)));
-    check_reduction(r, data, n, 256);
+    const IntData data(random_ints(lesson_n, seed(8)));
+    check_reduction(r, data, lesson_n, lesson_block);
+}
+
+std::optional<Profile> lesson_profile(const std::vector<Reduction>& rs, const std::vector<std::string>& metrics)
+{
+    std::vector<std::string> kernels;
+    for (const Reduction& r : rs) kernels.push_back(r.op + "_kernel");
+    const auto by_kernel = ncu_profile(kernels, metrics, [&] {
+        for (const Reduction& r : rs) check_lesson_subject(r);
+    });
+    if (!by_kernel) return std::nullopt;
+    Profile profile;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        profile[rs[i].op] = by_kernel->at(kernels[i]);
+        for (const std::string& metric : metrics)
+            MESSAGE(metric << ", n = " << lesson_n << ", block = " << lesson_block << ": " << rs[i].op << " "
+                           << profile[rs[i].op].at(metric));
+    }
+    return profile;
 }
 
 // ---- dependencies --------------------------------------------------------------------------------------------

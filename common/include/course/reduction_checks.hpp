@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,8 +78,14 @@ void check_small_sizes(const Reduction& r);
 void check_large(const Reduction& r, std::size_t n, std::size_t period, const std::vector<int>& blocks,
                  const std::vector<std::size_t>& firsts = {0}, std::size_t extra_bytes = 0,
                  std::size_t margin = std::size_t{512} << 20);
-// One call at n = 2^20, block 256, checked: what the lesson suite profiles with Nsight Compute.
+// The lesson subject: one call at n = lesson_n, block lesson_block, checked: what the lesson suite profiles with
+// Nsight Compute.
+constexpr std::size_t lesson_n = std::size_t{1} << 20;
+constexpr int lesson_block = 256;
 void check_lesson_subject(const Reduction& r);
+// `metrics` of each reduction's kernel (named <op>_kernel), summed over the launches of its lesson subject, all
+// in one Nsight Compute session, and printed: profile[op][metric]. Nothing when ncu cannot run (ncu_profile).
+std::optional<Profile> lesson_profile(const std::vector<Reduction>& rs, const std::vector<std::string>& metrics);
 
 // ---- no cascades: an earlier task's device function that a task's kernels call, checked alone first --------
 struct Dependency {
