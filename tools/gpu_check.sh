@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: configure and build the solutions, then run the selected stages.
 #
-#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench results starter grade cost mutants
+#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench results starter grade cost lesson_load
+#                                      mutants
 #                                      (default: test)
 #
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (suites, e.g.
@@ -174,6 +175,36 @@ for stage in "${stages[@]}"; do
             busy=$(awk '{s += $1} END {printf "%.1f", s / 100 * 0.5}' "$LOGS/cost-gpu-$np.txt")
             note "cost, $np at once: $((SECONDS - t1)) s wall, the GPU busy about $busy s (nvidia-smi); $(count "$LOGS/cost-$np.json")"
         done ;;
+    lesson_load)  # do the lesson suite's counts change when other programs share the GPU? The lesson tests three
+                  # times alone, then three times while the gpu suite runs beside them (8 at once, over and over);
+                  # the values lesson_profile prints ("<metric>, n = ..., block = ...: <op> <value>"), compared
+        for round in alone loaded; do
+            load=
+            if [ $round = loaded ]; then
+                (while :; do meson test -C "$build" --no-rebuild --suite gpu --no-suite lesson --no-suite performance \
+                     --num-processes 8 --logbase load > /dev/null 2>&1; done) &
+                load=$!
+                sleep 5
+            fi
+            for i in 1 2 3; do
+                meson test -C "$build" --no-rebuild --suite lesson --num-processes 1 --logbase "lesson-$round-$i" \
+                    > "$LOGS/lesson-$round-$i.log" 2>&1
+                python3 - "$build/meson-logs/lesson-$round-$i.json" > "$LOGS/lesson-$round-$i.txt" <<'PY'
+import json, re, sys
+for row in map(json.loads, open(sys.argv[1])):
+    for m in re.finditer(r"(\w+__[\w.]+), n = \d+, block = \d+: (\w+) (\S+)", row["stdout"]):
+        print(row["result"], m.group(1), m.group(2), m.group(3))
+PY
+            done
+            [ -z "$load" ] || { kill $load; pkill -f -- "--logbase load"; wait $load 2> /dev/null; }
+        done
+        : > "$LOGS/lesson-load.diff"
+        for run in "$LOGS"/lesson-alone-[23].txt "$LOGS"/lesson-loaded-*.txt; do
+            diff "$LOGS/lesson-alone-1.txt" "$run" >> "$LOGS/lesson-load.diff"
+        done
+        if [ -s "$LOGS/lesson-alone-1.txt" ] && [ ! -s "$LOGS/lesson-load.diff" ]
+        then note "lesson counts under load: the same in all 6 runs ($(wc -l < "$LOGS/lesson-alone-1.txt") values each)"
+        else note "lesson counts under load: DIFFER or missing (lesson-load.diff)"; head -20 "$LOGS/lesson-load.diff"; fi ;;
     mutants)  # every mutant of tests/mutants, GPU tasks included: each must fail its task's checks. One
               # mutants.py per chapter, all at once (each builds its chapter alone in a copy of its own).
         for chapter in ${MUTANT_CHAPTERS:-$(python3 tools/mutants.py --list | awk '{print $3}' | cut -d/ -f1 | sort -u)}; do
