@@ -145,13 +145,15 @@ for stage in "${stages[@]}"; do
             done
             rm -rf "$LOGS/class"
         fi
-        # each exploit group graded with its chapter alone (the others would only rerun the solution's checks)
+        # each exploit group graded with its chapter alone (the others would only rerun the solution's checks), with
+        # a secret seed as in real grading (one per group, the same for each sharing, so the gradebooks compare)
         for group in ${GRADE_GROUPS:-01_serial_recursive 02_neighbored 03_interleaved 04_unroll_warp}; do
             python3 tests/grading/exploits/suite.py make "$LOGS/exploits-$group" --gpu --group $group > /dev/null
+            seed=$(python3 -c 'import secrets; print(secrets.randbits(63))')
             for share in ${GRADE_SHARES:-on}; do
                 grades=$LOGS/exploit-grades-$group-$share
                 python3 tools/grade.py --class "$LOGS/exploits-$group" --out "$grades" --gpu-arch "$ARCH" --worktree \
-                    --chapters $group --seed 1 --gpu-share "$share" --workspace /tmp/grade-exploits-ws ${GRADE_ARGS:-} \
+                    --chapters $group --seed "$seed" --gpu-share "$share" --workspace /tmp/grade-exploits-ws ${GRADE_ARGS:-} \
                     > "$LOGS/exploits-$group-$share.log" 2>&1
                 python3 tests/grading/exploits/suite.py check "$LOGS/exploits-$group" "$grades" --gpu --group $group \
                     > "$LOGS/exploits-check-$group-$share.log" 2>&1
