@@ -1,14 +1,7 @@
-// Chapter 06 checks. Every graded test case name starts with its task, so `meson test` shows one line per task,
-// and the first wrong result stops a case with a message such as
-//   TODO(06.4): histogram_sub_histograms(n=33, block=64) on skewed bytes, start pointer +4: bins: first
-//   mismatch at index 17 of 256: expected 3, got 2
-//
-// The checks link none of your code: every call goes to the chapter's runner (histogram_runner.cpp), a program
-// of its own, and only what comes back is judged here. A result's total is compared with n and its 256 bins
-// exactly with course::histogram_reference (past 2^31 bytes: with bins computed from the input's pattern). The
-// bins are poisoned first (0xABABABAB), so a launcher that does not zero them cannot pass; 256 poisoned words on
-// either side of them catch writes outside the bins, 4096 more input bytes after n catch reads past n (they get
-// counted), and the input must come back unchanged.
+// Chapter 06 checks (docs/06_atomic_histogram.md, "What the checks cover"): every call goes through the chapter's
+// runner (histogram_runner.cpp); the bins come back with poisoned guard words around them and are judged here,
+// against course::histogram_reference, and the first wrong result stops a case, e.g.
+//   TODO(06.4): histogram_sub_histograms(n=33, block=64) on skewed bytes, start pointer +4: bins: first ...
 #include "histogram.hpp"
 
 #include "course/battery.hpp"
@@ -289,14 +282,10 @@ void check_race_free(const Function& f)
     });
 }
 
-// Past 2^31 bytes (the `large` suite), where a 32-bit index stops or goes negative: n = 2^31 + 2^20 + 5 bytes
-// from a start pointer +3 (in 06.5 a head of 13 bytes, then whole vectors, then a tail of 8). The runner makes
-// the input: one period (random bytes, its second half in runs of 20 equal ones) repeated over the buffer, so
-// the expected bins follow from the period alone. A kernel with counters of its own (`privatized`: 06.3-06.5)
-// is run with blocks of 32, 256 and 1024, then on bytes all equal: one bin counts all n > 2^31 exactly, through
-// its counters and their merge. 06.2 adds straight into the output's bins, so its index is all there is to
-// test: one pass, block 256. The other three (2^31 global atomics each, one pass all on one bin) took most of
-// the 3.9 s this test kept an H100 busy, time other submissions' tests wait for when the grader shares the GPU.
+// Past 2^31 bytes, where a 32-bit index stops or goes negative: n = 2^31 + 2^20 + 5 bytes from a start pointer +3,
+// made by the runner: a period (random bytes, then runs of 20) repeated, whose bins follow from the period. A kernel
+// with counters of its own (`privatized`) runs blocks 32, 256, 1024, then one bin counts all n through its merge;
+// 06.2 adds straight into the bins, so only its index is tested (block 256: 2^31 global atomics are slow).
 constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 20) + 5;
 constexpr std::size_t large_first = 3;
 constexpr std::size_t large_period = 4099;  // a prime: the pattern does not repeat in step with 16-byte vectors

@@ -1,12 +1,6 @@
-// Chapter 07 checks. Every test case name starts with its task, so `meson test` shows one line per task and a
-// failure reads e.g. "TODO(07.3): scan_multiblock(n=33, block=32) inclusive: first mismatch at index 0 ...".
-// Inputs include negative values; outputs are poisoned first and the elements after the output must stay
-// poisoned; every accepted block size is checked; sizes past a kernel's limit must be rejected. Each task also
-// runs its small cases again under racecheck and synccheck, and 07.3 to 07.5 have a `large` case past 2^31
-// elements (07.1 and 07.2 are single-block scans: n <= 2 * block).
-//
-// The checks link none of your code: every call goes to the chapter's runner (scan_runner.cpp), a program of
-// its own, and only what comes back is judged, here, against the course's CPU references.
+// Chapter 07 checks (docs/07_scan.md, "What the checks test"): every call goes through the chapter's runner
+// (scan_runner.cpp), and only what comes back is judged here, against the course's CPU references; a failure
+// reads e.g. "TODO(07.3): scan_multiblock(n=33, block=32) inclusive: first mismatch at index 0 ...".
 #include "scan.hpp"
 
 #include "course/battery.hpp"
@@ -321,9 +315,7 @@ course::testing::TaskCases scan_cases(const Scan& s, const char* title,
             s.op + " of 2^31 + 65543 ints", s.multi_tile ? std::function<void()>([&s] { check_large(s); }) : nullptr};
 }
 
-// ---- the test cases: "TODO(07.k) <scan>: ...", the task's own cases (07.5's float scans and look-back probes),
-// "TODO(07.k) racecheck and synccheck" and "TODO(07.k) large: <scan> of 2^31 + 65543 ints" (07.3-07.5), in that
-// order. (07.1 and 07.2 are single-block scans, n <= 2 * block: nothing of theirs reaches 2^31.)
+// ---- the test cases (07.1 and 07.2 are single-block scans, n <= 2 * block: nothing of theirs reaches 2^31)
 COURSE_TASK_CASES(scan_cases(hillis_steele, "n <= block, every block, inclusive and exclusive, limits"));
 COURSE_TASK_CASES(scan_cases(blelloch, "n <= 2 * block, every block, inclusive and exclusive, limits"));
 COURSE_TASK_CASES(scan_cases(multiblock, "any n, every block, 1 to 4 recursion levels, inclusive and exclusive"));
@@ -340,10 +332,8 @@ bool single_pass_works(const IntData& data, std::size_t max_n)
 }
 
 // scan_single_pass's host-side bookkeeping of its ScanWorkspace (which status words the next launch may use)
-// follows the GPU even when a CUDA error that has nothing to do with the scan is pending as it is called. That
-// call fails with the error; the scans after it, on the same scratch, are right. (The launcher used to launch,
-// then throw, and leave the bookkeeping a launch behind: every later scan on that scratch went wrong without an
-// error.)
+// follows the GPU even when an unrelated CUDA error is pending as it is called: that call fails with the error,
+// the scans after it on the same scratch are right (a launcher that launched, then threw, fell a launch behind).
 TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrelated CUDA error is pending")
 {
     REQUIRE_GPU();
@@ -362,8 +352,7 @@ TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrel
 }
 
 // A look-back record that an earlier launch left in the ScanWorkspace, never read by check(), changes nothing in
-// a later scan: that scan is right, and the next check() still reports the old record once. (Waits used to give
-// up at once whenever any record was there, so every later scan on the scratch went wrong.)
+// a later scan: that scan is right, and the next check() still reports the old record once.
 TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier launch changes no later scan")
 {
     REQUIRE_GPU();
