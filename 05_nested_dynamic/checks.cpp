@@ -53,10 +53,9 @@ constexpr unsigned char poison = 0xAB;  // the level buffer, the partial sums an
 // Input elements after n in every call: they must come back unchanged, and a read past n adds them to the sum.
 constexpr std::size_t guard = nested_segment;
 
-// The NestedWorkspace of a call and its test hooks, as the runner's parameters (nested_runner.cpp). Without
-// "workspace" the call gets a fresh one of its n.
+// The NestedWorkspace of a call and its test hooks, as the runner's parameters (nested_runner.cpp); without
+// "workspace" the call gets a fresh one of its n. kept(): the case's own, for up to max_n ints.
 using Workspace = std::vector<std::pair<std::string, long long>>;
-// A workspace of the case's own for up to max_n ints (the runner keeps it as long as it runs).
 Workspace kept(std::size_t max_n, bool widened = false)
 {
     Workspace w{course::testing::new_workspace(), {"max_n", static_cast<long long>(max_n)}};
@@ -97,9 +96,8 @@ std::string wrong_total(const course::checker::Result& got, long long expected, 
     return total == expected ? "" : "returned " + std::to_string(total) + ", expected " + std::to_string(expected);
 }
 
-// Runs `c` (a reduction_call on data[0, n)) and checks it: it returned, its launch tree finished, the total is
-// the CPU's, and the input and its guard came back unchanged (when they came back). The result when it gave a
-// total at all.
+// Runs `c` (a reduction_call on data[0, n)): it returned, its launch tree finished, the total is the CPU's, and
+// the input and its guard came back unchanged (when they came back). The result when it gave a total at all.
 std::optional<course::checker::Result> check_sum(const std::string& task, const Call& c, const IntData& data,
                                                  std::size_t n, const std::string& what)
 {
@@ -131,14 +129,12 @@ void check_two_streams(const Reduction& r)
     }
 }
 
-// The README's tree, values near INT_MAX (a 32-bit partial sum would overflow), every size of random data with
-// negative values, each time the input unchanged; then two trees at once, both right (the flat reduction: on a
-// stream of the runner's own).
+// The README's tree, values near INT_MAX (a 32-bit partial sum would overflow), every size of random data; then
+// two trees at once (the flat reduction: on a stream of the runner's own).
 void check_variant(const Reduction& r, std::uint64_t salt, bool up_to_2_26)
 {
     REQUIRE_GPU_AND_CDP_TOOLS();
-    // Small and odd sizes, one segment (512) and its neighbours, a prime near 10^6, 1000003 and 2^24+7 (and 2^26).
-    // Under compute-sanitizer the largest are left out (the tools run every grid 10-100x slower).
+    // Small and odd sizes, one segment (512) and its neighbours, a prime near 10^6, then (not under a tool) more.
     std::vector<std::size_t> sizes{0,   1,   2,   3,   4,   5,    7,    8,    31,     32,     33,     255,
                                    256, 257, 511, 512, 513, 1023, 1024, 1025, 999983, 1000003};
     if (!course::testing::under_sanitizer()) sizes.push_back((std::size_t{1} << 24) + 7);

@@ -104,7 +104,7 @@ using IntData = ScanData<int, int>;
 using FloatData = ScanData<float, double>;
 
 // What is wrong with `got`, the scan of n elements of `data`, "" when nothing: ints exactly equal to the reference;
-// floats within float_scan_tolerance of the double reference (docs/07_scan.md, "Floats") or, `exact`, equal to it.
+// floats within float_scan_tolerance of the double reference or, `exact`, equal to it.
 template <class T, class Acc>
 std::string mismatch(const ScanData<T, Acc>& data, ScanKind kind, std::size_t n, const T* got, bool exact)
 {
@@ -209,8 +209,7 @@ bool check_size(const Scan& s, const IntData& data, std::size_t n, int block, st
     return true;
 }
 
-// The battery: every accepted block x sizes(), both kinds (sizes past a single-block scan's limit must be
-// rejected); then wrapping sums and misaligned pointers at every block, both kinds; then the bad arguments.
+// The battery (check_size at every block x sizes()), then wrapping sums and misaligned pointers, both kinds.
 void check_scan(const Scan& s)
 {
     REQUIRE_GPU();
@@ -218,8 +217,7 @@ void check_scan(const Scan& s)
     const IntData data(course::random_ints(capacity(s, 1024) + 1, seed(s.multi_tile ? 3 : 1)));
     // Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
     const IntData wrapping(course::random_ints(std::min(capacity(s, 1024), wrapping_n), seed(2), 1 << 30, INT_MAX));
-    // data[1, misaligned_n + 1) of a multi-tile scan (the same seed gives the same values), one element into its
-    // buffers.
+    // data[1, misaligned_n + 1) (the same seed gives the same values), one element into its buffers.
     const IntData misaligned(course::random_ints(s.misaligned ? misaligned_n + 1 : 1, seed(3)), 1);
     course::testing::Battery b;
     b.task = s.task;
@@ -258,9 +256,8 @@ void check_race_free(const Scan& s)
     });
 }
 
-// What is wrong with the output of the runner's last call, held there (buffer 1): an inclusive scan of n ints
-// whose element i is expected(i), followed by `tail` guard elements that must still hold the poison; "" when
-// nothing. It comes back 256 MiB at a time, each window judged as it arrives.
+// What is wrong with the inclusive scan of n ints held by the runner's last call (buffer 1), element i expected(i),
+// and the `tail` poisoned elements after it ("" when nothing), fetched and judged 256 MiB at a time.
 template <class Expected>
 std::string held_scan_problem(course::checker::Session& runner, std::size_t n, std::size_t tail, Expected expected)
 {
@@ -284,10 +281,8 @@ std::string held_scan_problem(course::checker::Session& runner, std::size_t n, s
     return problem;
 }
 
-// 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out, both made on the runner's side): past
-// 2^31 by more than the largest tile (32768 items), so that whole tiles start past 2^31, where a 32-bit tile
-// start goes negative. The input is the byte 0x01 everywhere, so element i of the inclusive scan is
-// (i + 1) * 0x01010101 modulo 2^32 and no reference array is needed.
+// 64-bit indexing: 2^31 + 2^16 + 7 ints, so that whole tiles (up to 32768 items) start past 2^31. The input is the
+// byte 0x01 everywhere (made by the runner): element i of the scan is (i + 1) * 0x01010101 modulo 2^32.
 void check_large(const Scan& s)
 {
     constexpr std::size_t n = (std::size_t{1} << 31) + (std::size_t{1} << 16) + 7;
@@ -372,9 +367,8 @@ TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier lau
 }
 
 // ------------------------------------------------------------------------------------ 07.5: float scans
-// Random floats in [-1, 1) (every order of additions rounds differently; the bound covers them all) and whole
-// numbers in [-100, 100] whose every partial sum stays below 2^23 in magnitude: each sum of a contiguous range is
-// then below 2^24, so every float addition a scan makes is exact, in any order.
+// Random floats in [-1, 1), within the bound, and whole numbers in [-100, 100] whose partial sums stay below 2^23,
+// so that every float addition a scan makes is exact (docs/07_scan.md, "Floats: the error bound").
 void check_float_scans()
 {
     REQUIRE_GPU();
@@ -467,8 +461,7 @@ void check_look_back(const LookBack& lb)
 }
 
 // ------------------------------------------------------------------------------- 07.5: performance
-// The performance task (course/performance.hpp) of 07.5: an inclusive scan_single_pass of 2^28 ints, block 256;
-// its 1 GiB output stays in the runner and comes back 256 MiB at a time, each window compared as it arrives.
+// The performance task (course/performance.hpp) of 07.5: an inclusive scan_single_pass of 2^28 ints, block 256.
 course::testing::Performance performance(const Scan& s)
 {
     constexpr std::size_t n = std::size_t{1} << 28;
@@ -486,8 +479,7 @@ course::testing::Performance performance(const Scan& s)
 
 }  // namespace
 
-// 07.5's own cases: its float scans, and the look-back alone: the window slides (100 A's; a P 40 tiles back), the
-// nearest P ends it, an X is waited for and counted once it turns into A, and the tile publishes A first and P last.
+// 07.5's own cases: its float scans, and the look-back alone (docs/07_scan.md, "What the checks test").
 COURSE_TASK_CASES(scan_cases(
     single_pass, "any n, every block, misaligned pointers, inclusive and exclusive",
     {{"scan_single_pass<float>: within the derived bound; integer-valued floats exactly", check_float_scans},
