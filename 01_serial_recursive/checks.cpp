@@ -18,8 +18,8 @@ namespace {
 
 // The three functions as data: the runner's operation, and whether the input must come back unchanged.
 struct Function {
-    const char* task;      // "TODO(01.2)"
-    const char* name;      // the function, and the runner's operation of the same name
+    std::string task;      // "TODO(01.2)"; strings: doctest before 2.4.10 prints a const char* as a pointer
+    std::string name;      // the function, and the runner's operation of the same name
     bool input_untouched;  // its input is const: it must come back unchanged
 };
 const Function serial{"TODO(01.1)", "serial_sum", false};
