@@ -1,15 +1,5 @@
-// Chapter 02 checks: both kernels against the CPU reference, for every block size the launchers accept and the
-// standard sizes (0, 1, 2, 31, 32, 33, block-1, block, block+1, 1000, 5000, 999983, 2^24+7 and two odd sizes
-// drawn from the run's seed), with negative values, a poisoned total and poisoned block sums. A failure reads
-// e.g.
-//   TODO(02.1): reduce_neighbored(n=33, block=32) returned ..., expected ...
-// Per task also: values at the edge of what an int partial sum holds, no read past n, a stream of its own, bad
-// arguments (block sizes, null pointers, n past the workspace's max_n), racecheck and synccheck on small sizes,
-// and past 2^32 elements ("... large"). The lesson of 02.2 (fewer divergent branches) is measured with Nsight
-// Compute ("TODO(02.2) lesson").
-//
-// The checks link none of your code: every call goes to the chapter's runner (neighbored_runner.cpp), a
-// program of its own, and only what comes back is judged, here (course/reduction_checks.hpp).
+// Chapter 02 checks: each task's battery is course/reduction_checks.hpp's (docs/02_neighbored.md lists it), run
+// through the chapter's runner (neighbored_runner.cpp); here only what is 02's own.
 #include "neighbored.hpp"
 
 #include "course/checker.hpp"
@@ -25,7 +15,7 @@ using course::testing::call;
 
 namespace {
 
-// Bad block sizes and null pointers are the battery's; here an n past the workspace's max_n.
+// An n past the workspace's max_n (bad block sizes and null pointers are the battery's).
 void check_rejects_past_workspace(const Reduction& r)
 {
     const course::testing::IntData data(std::vector<int>(1000, 1));
@@ -41,18 +31,14 @@ void check_rejects_past_workspace(const Reduction& r)
 // NeighboredWorkspace sizes its block sums with the launchers' block check: host code, checked without a GPU.
 void check_block_sums_needed_rejects(const std::string& task)
 {
+    const std::string needed = "NeighboredWorkspace::block_sums_needed";
     for (int block : {0, -32, 16, 33, 96, 2048})
-        course::testing::check_rejected(task, call("NeighboredWorkspace::block_sums_needed", 1000) + " with block " +
-                                                  std::to_string(block),
-                                        course::checker::run(course::checker::Call(
-                                            "NeighboredWorkspace::block_sums_needed", 1000, block)));
+        course::testing::check_rejected(task, call(needed, 1000) + " with block " + std::to_string(block),
+                                        course::checker::run(course::checker::Call(needed, 1000, block)));
 }
 
-// ---- past 2^32 elements ----------------------------------------------------------------------------------
-// 2^32 + 2^20 + 3 ints (17.2 GB): an int index goes negative past 2^31 elements, an unsigned one wraps past
-// 2^32. The data repeats a random tile of odd length (1000003), written on the runner's side before every
-// call. The workspace holds another 1.1 GB of block sums (block 32 needs the most), counted here as
-// NeighboredWorkspace counts them.
+// ---- past 2^32 elements: 2^32 + 2^20 + 3 ints (17.2 GB), a random tile of odd length (1000003) repeated on the
+// runner's side, and 1.1 GB of block sums (block 32 needs the most), counted as NeighboredWorkspace counts them.
 constexpr std::size_t large_n = (std::size_t{1} << 32) + (std::size_t{1} << 20) + 3;
 
 std::size_t workspace_bytes(std::size_t max_n)
@@ -62,10 +48,8 @@ std::size_t workspace_bytes(std::size_t max_n)
     return needed * sizeof(long long);
 }
 
-// Both kernels work in place, on a workspace of max_n = n that the runner keeps, its block sums poisoned
-// before every call (a block sum that is never written reads as garbage). Each task gets the battery of
-// course/reduction_checks.hpp (the standard sizes, +-(2^21 - 1), nothing read past n, its own stream, bad
-// arguments, racecheck and synccheck, past 2^32 elements) and the check of block_sums_needed.
+// Both kernels work in place, on a workspace of max_n = n that the runner keeps, its block sums poisoned before
+// every call (a block sum that is never written reads as garbage).
 course::testing::ReductionTask neighbored_task(const char* task, const char* op)
 {
     return course::testing::ReductionTask(task, op, {op})
@@ -84,11 +68,8 @@ COURSE_REDUCTION_TASKS(neighbored, less);
 
 }  // namespace
 
-// The lesson of 02.2, measured on one launcher call (n = 2^20, block 256: its passes over the ints and over
-// the block sums): in reduce_neighbored every warp has busy and idle lanes at the first five levels (a
-// divergent branch per warp and level); in reduce_neighbored_less the busy threads fill whole warps and only
-// the last five levels, with fewer than 32 busy threads, diverge. README: 47 against 5 divergent warp-steps
-// per block of 256 threads.
+// The lesson of 02.2, measured on one call (n = 2^20, block 256): in reduce_neighbored every warp diverges at the
+// first five levels, in reduce_neighbored_less only at the last five (README: 47 against 5 per block of 256).
 TEST_CASE("TODO(02.2) lesson: reduce_neighbored_less has far fewer divergent branches than reduce_neighbored")
 {
     REQUIRE_GPU();

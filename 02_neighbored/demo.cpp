@@ -1,7 +1,5 @@
-// Chapter 02 demo: one random input summed on the CPU and by the chapter's kernels, checked and timed.
-//   build/bin/neighbored_demo --n 2^24 --block 256 --seed 1          (chapter built alone)
-//   build/subprojects/02_neighbored/bin/neighbored_demo ...          (built from the top level)
-//   --kernel NAME runs one kernel of the progression (repeatable); --list prints their names.
+// Chapter 02 demo (docs/02_neighbored.md, "The demo in detail"): the CPU and the kernels on one random input.
+//   build/bin/neighbored_demo --n 2^24 --block 256 --seed 1 [--kernel NAME] [--list]
 #include "neighbored_problem.hpp"
 
 int main(int argc, char** argv)

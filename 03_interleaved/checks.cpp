@@ -1,14 +1,5 @@
-// Chapter 03 checks: every kernel of the progression against the CPU reference, for every block size the
-// launchers accept and the standard sizes (0, 1, 2, 31, 32, 33, block-1, block, block+1, 1000, 5000, 999983,
-// 2^24+7 and two odd sizes drawn from the run's seed), with negative values and a poisoned total (the launcher
-// must zero it itself). A failure reads e.g.
-//   TODO(03.2): reduce_shared_modulo(n=33, block=32) returned 0, expected -561
-// Per task also: no read past n, a stream of its own, bad arguments, racecheck and synccheck on small sizes,
-// and past 2^32 elements ("... large"). The lessons of 03.2-03.4 (the modulo's cost, bank conflicts) are
-// measured with Nsight Compute ("TODO(03.k) lesson").
-//
-// The checks link none of your code: every call goes to the chapter's runner (interleaved_runner.cpp), a
-// program of its own, and only what comes back is judged, here (course/reduction_checks.hpp).
+// Chapter 03 checks: each task's battery is course/reduction_checks.hpp's (docs/03_interleaved.md lists it), run
+// through the chapter's runner (interleaved_runner.cpp); here the battery's options and the lessons of 03.2-03.4.
 #include "interleaved.hpp"
 
 #include "course/reduction_checks.hpp"
@@ -24,11 +15,8 @@ using course::testing::ReductionTask;
 
 namespace {
 
-// The chapter's reductions, each with the battery of course/reduction_checks.hpp: the standard sizes, values
-// at +-(2^21 - 1), nothing read past n, its own stream, bad arguments, racecheck and synccheck, and past 2^32
-// elements: 2^32 + 2^20 + 3 ints (17.2 GB; an int index goes negative past 2^31 elements, an unsigned one
-// wraps past 2^32), a random tile of odd length (1000003) repeated, written on the runner's side before every
-// call. reduce_interleaved works in place; the shared-memory kernels must leave their input untouched.
+// Past 2^32 elements: 2^32 + 2^20 + 3 ints (17.2 GB), a random tile of odd length (1000003) repeated on the
+// runner's side. reduce_interleaved works in place; the shared-memory kernels must leave their input untouched.
 ReductionTask interleaved_task(const char* task, const char* op)
 {
     return ReductionTask(task, op, {op})
@@ -87,12 +75,10 @@ double strided_conflicts_per_block(int block)
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------- 03.2 lesson
-// The lesson of 03.2, measured. The compiler turns each level's short `if` into predicated instructions (no
-// branch), so every warp steps through every level in all three shared-memory kernels, whatever its lanes do;
-// what reduce0 pays for is `tid % (2*s)`: a divisor known only at run time makes it an integer division, some
-// fifteen instructions per thread and level. The warp instructions executed show it: about 1.8x those of the
-// strided kernel for blocks of 256 threads (sm_90, CUDA 13). The strided kernel measured is the student's own
-// 03.3: this line fails while 03.3 does not work either.
+// The lesson of 03.2, measured: every warp steps through every level in all three shared-memory kernels (each
+// level's `if` is predicated); what reduce0 pays for is `tid % (2*s)`, an integer division with a divisor known
+// only at run time: about 1.8x the strided kernel's warp instructions (block 256, sm_90). That kernel is the
+// student's own 03.3: this line fails while 03.3 does not work either.
 TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra instructions")
 {
     REQUIRE_GPU();

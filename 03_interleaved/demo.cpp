@@ -1,7 +1,5 @@
-// Chapter 03 demo: one random input summed on the CPU and by the chapter's kernels, checked and timed.
-//   build/bin/interleaved_demo --n 2^24 --block 256 --seed 1          (chapter built alone)
-//   build/subprojects/03_interleaved/bin/interleaved_demo ...         (built from the top level)
-//   --kernel NAME runs one kernel of the progression (repeatable); --list prints their names.
+// Chapter 03 demo (docs/03_interleaved.md, "The demo"): the CPU and the kernels on one random input.
+//   build/bin/interleaved_demo --n 2^24 --block 256 --seed 1 [--kernel NAME] [--list]
 #include "interleaved_problem.hpp"
 
 int main(int argc, char** argv)

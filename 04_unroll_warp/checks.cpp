@@ -1,20 +1,6 @@
-// Chapter 04 checks: every kernel against the CPU reference, for every block size the launchers accept
-// (powers of two in [32, 1024]) and the standard sizes (0, 1, 2, 31, 32, 33, block-1, block, block+1, 1000,
-// 5000, 999983, 2^24+7 and two odd sizes drawn from the run's seed), with negative values, ints over the whole
-// int range and a poisoned total. The vectorized kernels also start 1, 2, 3 (bytes: up to 15) elements past a
-// 16-byte boundary, at sizes around multiples of 4 and 16. A failure reads e.g.
-//   TODO(04.1): reduce_unrolling2(n=33, block=32) returned 0, expected 561
-//
-// No cascades: a task whose kernel calls an earlier task's device function first runs that function's probe
-// (unroll_warp.hpp: the function alone inside given code) and, if it fails, fails with "TODO(04.3): depends
-// on TODO(04.2) (last_warp_sum), which fails: ..." instead of blaming the later task.
-// Per task also: values at +-INT_MAX, no read past n, a stream of its own, bad arguments, racecheck and
-// synccheck on small sizes (04.1 - 04.3) and a large case past 2^31 elements ("TODO(04.k) large"): the battery
-// of course/reduction_checks.hpp, declared once per task below. 04.6 adds floats, bytes, two launches at once
-// on two streams and the lesson (Nsight Compute: DRAM throughput).
-//
-// The checks link none of your code: every call goes to the chapter's runner (unroll_warp_runner.cpp), a
-// program of its own, and only what comes back is judged, here (course/reduction_checks.hpp).
+// Chapter 04 checks (docs/04_unroll_warp.md, "What the checks run"): every task's int reductions get the battery of
+// course/reduction_checks.hpp, declared once per task below, through the chapter's runner (unroll_warp_runner.cpp);
+// 04.6 adds misaligned starts, bytes, floats, two streams and its lesson; 04.7 is answered by hand.
 #include "unroll_warp.hpp"
 
 #include "course/battery.hpp"
@@ -37,18 +23,19 @@
 #include <vector>
 
 using course::testing::Dependency;
+using course::testing::IntData;
 using course::testing::Launcher;
 using course::testing::call;
+using course::testing::new_workspace;
+using course::testing::seed;
 
 namespace {
 
 constexpr unsigned char poison = course::testing::total_poison;
 
-// ---- the chapter's int reductions, by task: each gets the battery of course/reduction_checks.hpp ----------
+// ---- the chapter's int reductions, by task -------------------------------------------------------------------
 // No cascades: the earlier tasks' device functions a task's kernels call, each checked alone first through its
-// probe (unroll_warp.hpp: the function alone inside given code); a large case first checks those that index the
-// input past 2^31 elements, and 04.3's race case first runs 04.2's last_warp_sum under the tools (a race there
-// is reported as 04.2's, before 04.3's own check, which then sees the same race).
+// probe (unroll_warp.hpp); 04.3's race case first runs 04.2's last_warp_sum under the tools.
 const Dependency unrolled{"TODO(04.1)", "thread_sum_unrolled", "reduce_unrolling8", true};
 const Dependency last_warp{"TODO(04.2)", "last_warp_sum", "probe_last_warp_sum", false, true};
 const Dependency tree{"TODO(04.3)", "tree_sum_complete_unroll", "probe_tree_sum_complete_unroll", false};
@@ -74,10 +61,10 @@ course::testing::ReductionTask int_task(const char* task, const char* label, std
         .large(large_n, large_period, {32, 256, 1024});
 }
 
-// The 04.6 launchers keep their state in an UnrollWarpWorkspace, which the runner keeps, one per value of the
-// parameter "workspace" (course::testing::new_workspace): every case takes a new one and shares it between all
-// its launches, so a kernel that does not reset it fails from the second launch on. The other 04.6 launchers
-// (reduce_vectorized_float in its two overloads: the runner picks by accumulator_bits), each on `workspace`:
+// The 04.6 launchers, each on a workspace the runner keeps per value of "workspace" (new_workspace): every case
+// shares a new one between all its launches, so a kernel that does not reset it fails from the second launch on.
+// reduce_vectorized_float has two overloads: the runner picks by accumulator_bits.
+const Launcher vectorized_ints{"reduce_vectorized", "reduce_vectorized"};
 const Launcher vectorized_bytes{"reduce_vectorized_bytes", "reduce_vectorized_bytes", 1, sizeof(long long)};
 const Launcher float_in_double{"reduce_vectorized_float", "reduce_vectorized_float (double accumulation)",
                                sizeof(float), sizeof(double), {{"accumulator_bits", 64}}};
@@ -92,7 +79,7 @@ Launcher on(Launcher l, const std::pair<std::string, long long>& workspace)
 // The other 04.6 launchers' bad arguments (one workspace for the three).
 void check_other_vectorized_rejects(const course::testing::Reduction&)
 {
-    const auto workspace = course::testing::new_workspace();
+    const auto workspace = new_workspace();
     for (const Launcher* l : {&float_in_double, &float_in_float, &vectorized_bytes})
         course::testing::check_rejects_naming("TODO(04.6)", on(*l, workspace));
 }
@@ -118,7 +105,7 @@ COURSE_REDUCTION_TASKS(unrolling, syncwarp, complete, grid, warp, vectorized);
 
 // ---- 04.6: misaligned starts, other element types, two streams ----------------------------------------------
 // A case of 04.6's own: on a GPU, once the earlier tasks' functions its kernels call work.
-std::function<void()> gated(void (*check)())
+std::function<void()> gated(std::function<void()> check)
 {
     return [check] {
         REQUIRE_GPU();
@@ -228,39 +215,18 @@ void check_floats(const Launcher& l, const std::vector<float>& values, const std
                         });
 }
 
-void check_ints()
-{
-    const auto r = vectorized.reductions().front();  // on a new workspace
-    check_exact(Launcher{r.op, r.op, sizeof(int), sizeof(long long), r.params},
-                course::random_ints(course::testing::largest_standard_size() + 16, course::testing::seed(1)),
-                int_firsts, vector_sizes);
-}
-
-void check_bytes()
-{
-    check_exact(on(vectorized_bytes, course::testing::new_workspace()),
-                course::random_bytes(course::testing::largest_standard_size() + 16 * 4, course::testing::seed(3),
-                                     course::ByteDistribution::uniform),
-                byte_firsts, byte_sizes);
-}
-
-void check_random_floats()
-{
-    check_floats<double>(on(float_in_double, course::testing::new_workspace()),
-                         course::random_floats(course::testing::largest_standard_size() + 16, course::testing::seed(4)),
-                         "", false);
-}
+// Room for the largest standard size from any start.
+std::size_t with_starts(std::size_t elements) { return course::testing::largest_standard_size() + elements; }
 
 // Integer-valued floats in {-1, 0, 1}: every partial sum, in any order, is an integer of magnitude at most
 // sum|x| <= 2^24, which a float holds exactly, so both accumulations must return the exact sum.
 void check_integer_floats()
 {
-    const auto ints =
-        course::random_ints(course::testing::largest_standard_size() + 16, course::testing::seed(5), -1, 1);
+    const auto ints = course::random_ints(with_starts(16), seed(5), -1, 1);
     const std::vector<float> values(ints.begin(), ints.end());
     // About 2/3 of the values are +-1: sum|x| is near 1.1e7 for the largest size, far below 2^24 = 1.7e7.
     REQUIRE(course::sum_abs_reference(values.data(), values.size()) <= 0x1p24);
-    const auto workspace = course::testing::new_workspace();
+    const auto workspace = new_workspace();
     check_floats<double>(on(float_in_double, workspace), values, " of floats in {-1, 0, 1}", true);
     check_floats<float>(on(float_in_float, workspace), values, " of floats in {-1, 0, 1}", true);
 }
@@ -271,9 +237,9 @@ void check_integer_floats()
 void check_two_streams()
 {
     const std::size_t largest = (std::size_t{1} << 24) + 3;
-    const course::testing::IntData a(course::random_ints(largest, course::testing::seed(11)));
-    const course::testing::IntData b(course::random_ints(largest, course::testing::seed(12)));
-    const auto workspace = course::testing::new_workspace();
+    const IntData data[] = {IntData(course::random_ints(largest, seed(11))),
+                            IntData(course::random_ints(largest, seed(12)))};
+    const auto workspace = new_workspace();
     const std::pair<std::size_t, std::size_t> sizes[] = {{(1u << 16) + 3, (1u << 15) + 1}, {largest, (1u << 23) + 1}};
     for (const auto& [n_a, n_b] : sizes)
         for (int round = 0; round < 5; ++round) {
@@ -282,17 +248,17 @@ void check_two_streams()
             const auto got = course::checker::run(course::checker::Call("reduce_vectorized on two streams", n_a, 256)
                                                       .param(workspace.first, workspace.second)
                                                       .param("n_b", static_cast<long long>(n_b))
-                                                      .input(a.input(), 0, n_a)
+                                                      .input(data[0].input(), 0, n_a)
                                                       .output<long long>(1, poison)
-                                                      .input(b.input(), 0, n_b)
+                                                      .input(data[1].input(), 0, n_b)
                                                       .output<long long>(1, poison));
             if (!course::testing::returned("TODO(04.6)", what, got)) return;
-            CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n_a, 256) << " on stream A, beside stream B (round "
-                                                                            << round << ")",
-                         got.element<long long>(1), a.sum(0, n_a));
-            CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n_b, 256) << " on stream B, beside stream A (round "
-                                                                            << round << ")",
-                         got.element<long long>(3), b.sum(0, n_b));
+            for (std::size_t s : {0, 1}) {
+                const std::size_t n = s == 0 ? n_a : n_b;
+                CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n, 256) << " on stream " << "AB"[s] << ", beside "
+                                               << "stream " << "BA"[s] << " (round " << round << ")",
+                             got.element<long long>(2 * s + 1), data[s].sum(0, n));
+            }
         }
 }
 
@@ -303,14 +269,14 @@ void check_large_bytes()
     REQUIRE_GPU_MEMORY(large_n + large_margin);
     if (!course::testing::dependencies_pass("TODO(04.6)", vectorized.depends())) return;
     const std::vector<std::uint8_t> values =
-        course::random_bytes(large_period, course::testing::seed(10), course::ByteDistribution::uniform);
+        course::random_bytes(large_period, seed(10), course::ByteDistribution::uniform);
     const course::checker::Input period(values);
     const long long whole = course::sum_reference(values.data(), large_period);
     const auto below = [&](std::size_t end) {
         return static_cast<long long>(end / large_period) * whole +
                course::sum_reference(values.data(), end % large_period);
     };
-    const Launcher l = on(vectorized_bytes, course::testing::new_workspace());
+    const Launcher l = on(vectorized_bytes, new_workspace());
     for (int block : {256, 1024})
         for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
             const std::size_t n = large_n - first;
@@ -326,11 +292,20 @@ void check_large_bytes()
 
 COURSE_TASK_CASES({"TODO(04.6)",
                    "reduce_vectorized: standard sizes and multiples of 4 +-1 x every block x starts 0-3",
-                   gated(check_ints),
+                   gated([] {
+                       check_exact(on(vectorized_ints, new_workspace()),
+                                   course::random_ints(with_starts(16), seed(1)), int_firsts, vector_sizes);
+                   }),
                    {{"reduce_vectorized_bytes: standard sizes and multiples of 16 +-1 x every block x starts 0-15",
-                     gated(check_bytes)},
-                    {"reduce_vectorized_float: random floats within 2 n 2^-53 sum|x| (double accumulation)",
-                     gated(check_random_floats)},
+                     gated([] {
+                         const auto bytes =
+                             course::random_bytes(with_starts(16 * 4), seed(3), course::ByteDistribution::uniform);
+                         check_exact(on(vectorized_bytes, new_workspace()), bytes, byte_firsts, byte_sizes);
+                     })},
+                    {"reduce_vectorized_float: random floats within 2 n 2^-53 sum|x| (double accumulation)", gated([] {
+                         check_floats<double>(on(float_in_double, new_workspace()),
+                                              course::random_floats(with_starts(16), seed(4)), "", false);
+                     })},
                     {"reduce_vectorized_float: integer-valued floats summed exactly (double and float accumulation)",
                      gated(check_integer_floats)},
                     {"reduce_vectorized: two launches at once on two streams, one workspace each",
@@ -340,15 +315,9 @@ COURSE_TASK_CASES({"TODO(04.6)",
                    check_large_bytes});
 
 // ---- 04.7: occupancy by hand ------------------------------------------------------------------------------
-struct Occupancy {
-    int blocks;
-    int warps;
-    Limit limit;
-};
-
 // The checks' own count, by Task 04.7's rules: what each resource alone allows, then the smallest (the table
 // has no ties).
-Occupancy occupancy_of(const OccupancyKernel& k)
+OccupancyAnswer occupancy_of(const OccupancyKernel& k)
 {
     const std::pair<int, Limit> allows[] = {
         {2048 / k.threads_per_block, Limit::threads},
@@ -368,31 +337,6 @@ std::string limit_name(long long limit)
     return names[limit > 0 && limit < 5 ? limit : 0];
 }
 
-void check_occupancy()
-{
-    const auto r = course::checker::run(course::checker::Call("occupancy answers", 0));
-    if (!course::testing::returned("TODO(04.7)", "occupancy_answers_by_hand", r)) return;
-    for (const OccupancyKernel& k : occupancy_kernels) {
-        const Occupancy want = occupancy_of(k);
-        const std::string kernel(1, k.name);
-        const long long blocks = r.number(kernel + ".blocks"), warps = r.number(kernel + ".warps"),
-                        limit = r.number(kernel + ".limit");
-        const bool right_blocks = blocks == want.blocks, right_warps = warps == want.warps,
-                   right_limit = limit == static_cast<long long>(want.limit);
-        // std::string, not const char*: doctest before 2.4.10 streams a const char* in a message as a pointer
-        const auto judged = [](bool right) { return std::string(right ? "right" : "wrong"); };
-        VERIFY(right_blocks && right_warps && right_limit,
-               "TODO(04.7): kernel " << kernel << " (" << k.threads_per_block << " threads per block, "
-                                     << k.registers_per_thread << " registers per thread, " << k.shared_kib_per_block
-                                     << " KiB of shared memory per block): you answered " << blocks
-                                     << " blocks per SM (" << judged(right_blocks) << "), " << warps << " warps ("
-                                     << judged(right_warps) << "), limited by " << limit_name(limit) << " ("
-                                     << judged(right_limit)
-                                     << "): count what each resource allows alone, then take the smallest (Task 04.7 "
-                                        "in unroll_warp.hpp)");
-    }
-}
-
 }  // namespace
 
 // The lesson: 16-byte loads, four in flight per thread, a grid that fills the GPU keep DRAM busy. Nsight Compute
@@ -402,7 +346,7 @@ TEST_CASE("TODO(04.6) lesson: reduce_vectorized keeps DRAM more than 70% busy at
     REQUIRE_GPU();
     if (!course::testing::dependencies_pass("TODO(04.6)", vectorized.depends())) return;
     const std::size_t n = std::size_t{1} << 26;
-    const course::testing::IntData data(course::random_ints(n, course::testing::seed(13)));
+    const IntData data(course::random_ints(n, seed(13)));
     const auto r = vectorized.reductions().front();
     const std::string metric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
     const auto profile = course::testing::ncu_profile({"reduce_vectorized_kernel"}, {metric},
@@ -417,5 +361,25 @@ TEST_CASE("TODO(04.6) lesson: reduce_vectorized keeps DRAM more than 70% busy at
 // ---------------------------------------------------------------------------------------------------- 04.7
 TEST_CASE("TODO(04.7) occupancy by hand: blocks and warps per SM of five kernels on an H100, and what limits them")
 {
-    check_occupancy();
+    const auto r = course::checker::run(course::checker::Call("occupancy answers", 0));
+    if (!course::testing::returned("TODO(04.7)", "occupancy_answers_by_hand", r)) return;
+    for (const OccupancyKernel& k : occupancy_kernels) {
+        const OccupancyAnswer want = occupancy_of(k);
+        const std::string kernel(1, k.name);
+        const long long blocks = r.number(kernel + ".blocks"), warps = r.number(kernel + ".warps"),
+                        limit = r.number(kernel + ".limit");
+        const bool right_blocks = blocks == want.blocks_per_sm, right_warps = warps == want.warps_per_sm,
+                   right_limit = limit == static_cast<long long>(want.limited_by);
+        // std::string, not const char*: doctest before 2.4.10 streams a const char* in a message as a pointer
+        const auto judged = [](bool right) { return std::string(right ? "right" : "wrong"); };
+        VERIFY(right_blocks && right_warps && right_limit,
+               "TODO(04.7): kernel " << kernel << " (" << k.threads_per_block << " threads per block, "
+                                     << k.registers_per_thread << " registers per thread, " << k.shared_kib_per_block
+                                     << " KiB of shared memory per block): you answered " << blocks
+                                     << " blocks per SM (" << judged(right_blocks) << "), " << warps << " warps ("
+                                     << judged(right_warps) << "), limited by " << limit_name(limit) << " ("
+                                     << judged(right_limit)
+                                     << "): count what each resource allows alone, then take the smallest (Task 04.7 "
+                                        "in unroll_warp.hpp)");
+    }
 }

@@ -1,7 +1,6 @@
-// Chapter 04 demo: one random input summed on the CPU and by every kernel of the progression, checked and
-// timed; then (with reduce_vectorized) floats - how the order of the blocks' atomics shows in a float sum - and
-// bytes. --kernel NAME runs only the named kernels (--list prints them).
-//   build/subprojects/04_unroll_warp/bin/unroll_warp_demo --n 2^24 --block 256 --seed 1
+// Chapter 04 demo (docs/04_unroll_warp.md, "The demo"): every kernel of the progression on one random input,
+// checked and timed; then (with reduce_vectorized) floats - the order of the blocks' atomics - and bytes.
+//   build/subprojects/04_unroll_warp/bin/unroll_warp_demo --n 2^24 --block 256 --seed 1 [--kernel NAME] [--list]
 #include "unroll_warp.hpp"
 #include "unroll_warp_problem.hpp"
 #include "unroll_warp_progression.hpp"

@@ -1,10 +1,6 @@
-// Chapter 05 checks. Every test case name starts with its task, so `meson test` shows one line per task and a
-// failure reads e.g. "TODO(05.1): nested_reduce(n=513) returned 0, expected -4711".
-//
-// The checks link none of your code: every call goes to the chapter's runner (nested_runner.cpp), a program of
-// its own, and only what comes back is judged here: the total against course::sum_reference, the input against
-// what was sent, and the launch count your check_device_launch made against the count the README's structure
-// gives (expected_launches below).
+// Chapter 05 checks (README, "Check your work"; docs/05_nested_dynamic.md, "How the checks reach your code"): the
+// total against the CPU sum, the input against what was sent, and the launch count check_device_launch made
+// against the README's structure (expected_launches), all through the chapter's runner (nested_runner.cpp).
 #include "nested.hpp"  // nested_segment, nested_max_n
 
 #include "course/battery.hpp"
@@ -37,9 +33,7 @@ constexpr const char* no_cdp_support = "this tool does not support CUDA Dynamic 
         REQUIRE_GPU();                                                                                        \
         SKIP_UNDER_SANITIZER(no_cdp_support, "racecheck", "synccheck", "initcheck");                          \
     } while (0)
-// The fault hook makes device-side launches invalid on purpose (2048 threads per block); memcheck reports
-// an 8-byte write past the device runtime's launch-parameter buffer of the rejected launch
-// (docs/05_nested_dynamic.md, "What the sanitizers cannot see").
+// The fault hook's invalid device-side launches (docs/05_nested_dynamic.md, "What the sanitizers cannot see").
 constexpr const char* invalid_launch_report =
     "the deliberately invalid device-side launch trips memcheck inside the device runtime (README, Task 05.3)";
 
@@ -59,10 +53,9 @@ constexpr unsigned char poison = 0xAB;  // the level buffer, the partial sums an
 // Input elements after n in every call: they must come back unchanged, and a read past n adds them to the sum.
 constexpr std::size_t guard = nested_segment;
 
-// The NestedWorkspace of a call and its test hooks, as the runner's parameters (nested_runner.cpp). Without
-// "workspace" the call gets a fresh one of its n.
+// The NestedWorkspace of a call and its test hooks, as the runner's parameters (nested_runner.cpp); without
+// "workspace" the call gets a fresh one of its n. kept(): the case's own, for up to max_n ints.
 using Workspace = std::vector<std::pair<std::string, long long>>;
-// A workspace of the case's own for up to max_n ints (the runner keeps it as long as it runs).
 Workspace kept(std::size_t max_n, bool widened = false)
 {
     Workspace w{course::testing::new_workspace(), {"max_n", static_cast<long long>(max_n)}};
@@ -103,9 +96,8 @@ std::string wrong_total(const course::checker::Result& got, long long expected, 
     return total == expected ? "" : "returned " + std::to_string(total) + ", expected " + std::to_string(expected);
 }
 
-// Runs `c` (a reduction_call on data[0, n)) and checks it: it returned, its launch tree finished, the total is
-// the CPU's, and the input and its guard came back unchanged (when they came back). The result when it gave a
-// total at all.
+// Runs `c` (a reduction_call on data[0, n)): it returned, its launch tree finished, the total is the CPU's, and
+// the input and its guard came back unchanged (when they came back). The result when it gave a total at all.
 std::optional<course::checker::Result> check_sum(const std::string& task, const Call& c, const IntData& data,
                                                  std::size_t n, const std::string& what)
 {
@@ -137,14 +129,12 @@ void check_two_streams(const Reduction& r)
     }
 }
 
-// The README's tree, values near INT_MAX (a 32-bit partial sum would overflow), every size of random data with
-// negative values, each time the input unchanged; then two trees at once, both right (the flat reduction: on a
-// stream of the runner's own).
+// The README's tree, values near INT_MAX (a 32-bit partial sum would overflow), every size of random data; then
+// two trees at once (the flat reduction: on a stream of the runner's own).
 void check_variant(const Reduction& r, std::uint64_t salt, bool up_to_2_26)
 {
     REQUIRE_GPU_AND_CDP_TOOLS();
-    // Small and odd sizes, one segment (512) and its neighbours, a prime near 10^6, 1000003 and 2^24+7 (and 2^26).
-    // Under compute-sanitizer the largest are left out (the tools run every grid 10-100x slower).
+    // Small and odd sizes, one segment (512) and its neighbours, a prime near 10^6, then (not under a tool) more.
     std::vector<std::size_t> sizes{0,   1,   2,   3,   4,   5,    7,    8,    31,     32,     33,     255,
                                    256, 257, 511, 512, 513, 1023, 1024, 1025, 999983, 1000003};
     if (!course::testing::under_sanitizer()) sizes.push_back((std::size_t{1} << 24) + 7);
@@ -164,10 +154,8 @@ void check_variant(const Reduction& r, std::uint64_t salt, bool up_to_2_26)
                   call(r.op, 999983) + " on a stream of its own");
 }
 
-// The race windows widened (NestedWorkspace::widen_race_windows): every warp but the first of each block starts
-// about 200 us late, so a grid that reads this grid's values before every thread has written them - a launch
-// without the barrier it needs, a next level launched fire-and-forget instead of as a tail launch - reads them
-// missing (poisoned) and the sum is wrong.
+// The race windows widened (README, "Check your work"): every warp but the first of each block starts about 200 us
+// late, so a grid that reads this grid's values before they are all written reads poison.
 void check_widened(const Reduction& r)
 {
     REQUIRE_GPU_AND_CDP_TOOLS();
@@ -204,12 +192,8 @@ bool variant_works(const Reduction& r, const IntData& data)
 }
 
 // ---------------------------------------------------------------------------------------------------- 05.1
-// The launcher asks for a pending-launch slot per launch of the tree (1,048,577 here); the driver may grant
-// fewer (the H100's driver kept 599,186, about 9.5 KB each), and the benchmark measured 5442 MiB for the whole
-// reservation at this n. slots * 5442 bytes is that measured total, not a per-slot size: slots = 2^20 + 1,
-// and 2^20 * 5442 bytes = 5442 MiB. All of it is counted here (what the runner has reserved already is not
-// known to this process), plus the input and the workspace (docs/05_nested_dynamic.md, "The pending-launch
-// reservation in numbers").
+// The memory: the pending-launch reservation the benchmark measured at this n (slots * 5442 bytes = 5442 MiB:
+// docs/05_nested_dynamic.md, "The pending-launch reservation in numbers"), the input and the workspace.
 void check_a_million_launches()
 {
     REQUIRE_GPU();
@@ -264,10 +248,8 @@ COURSE_TASK_CASES({nested.task,
                     {"nested_reduce: bad arguments are rejected, n = 0 launches nothing", check_bad_arguments}}});
 
 // ---------------------------------------------------------------------------------------------------- 05.2
-// Past 2^32 elements: a random period of odd length repeated (made on the runner's side), so that an index that
-// wraps at 2^31 (int) or at 2^32 (a 32-bit product, cast too late) reads other values or nothing. nested_reduce
-// cannot go there: slots for its n/64 launches would take about 600 GiB (derived: 67,108,881 slots at about
-// 9.5 KB each, the per-slot size measured at n = 2^26); the driver granted 599,186 slots at n = 2^26.
+// Past 2^32 elements: a random period of odd length repeated on the runner's side, so that an index that wraps at
+// 2^31 or 2^32 reads other values (docs/05_nested_dynamic.md: nested_reduce cannot go there).
 void check_past_2_32()
 {
     REQUIRE_GPU();

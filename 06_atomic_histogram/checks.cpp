@@ -1,14 +1,7 @@
-// Chapter 06 checks. Every graded test case name starts with its task, so `meson test` shows one line per task,
-// and the first wrong result stops a case with a message such as
-//   TODO(06.4): histogram_sub_histograms(n=33, block=64) on skewed bytes, start pointer +4: bins: first
-//   mismatch at index 17 of 256: expected 3, got 2
-//
-// The checks link none of your code: every call goes to the chapter's runner (histogram_runner.cpp), a program
-// of its own, and only what comes back is judged here. A result's total is compared with n and its 256 bins
-// exactly with course::histogram_reference (past 2^31 bytes: with bins computed from the input's pattern). The
-// bins are poisoned first (0xABABABAB), so a launcher that does not zero them cannot pass; 256 poisoned words on
-// either side of them catch writes outside the bins, 4096 more input bytes after n catch reads past n (they get
-// counted), and the input must come back unchanged.
+// Chapter 06 checks (docs/06_atomic_histogram.md, "What the checks cover"): every call goes through the chapter's
+// runner (histogram_runner.cpp); the bins come back with poisoned guard words around them and are judged here,
+// against course::histogram_reference, and the first wrong result stops a case, e.g.
+//   TODO(06.4): histogram_sub_histograms(n=33, block=64) on skewed bytes, start pointer +4: bins: first ...
 #include "histogram.hpp"
 
 #include "course/battery.hpp"
@@ -48,75 +41,64 @@ constexpr std::size_t guard_bytes = 4096;  // input bytes after n, counted by a 
 constexpr std::size_t max_offset = 15;     // start pointers +0 .. +15 past a device buffer's (256-byte aligned) start
 
 // ---- the inputs -------------------------------------------------------------------------------------------
-// Every generator gives the same first bytes whatever the size, so a short input is a prefix of a long one.
-using Generator = std::vector<std::uint8_t> (*)(std::size_t size, std::uint64_t seed);
-
-template <course::ByteDistribution D>
-std::vector<std::uint8_t> distributed(std::size_t size, std::uint64_t seed)
-{
-    return course::random_bytes(size, seed, D);
-}
-
-// Uniform bytes made into runs of `Length` equal ones: some 16-byte loads hold one run, some straddle two, so
-// within a warp some lanes see 16 equal bytes and others do not (15, 16, 17: just short of, exactly and just
-// over one load).
-template <std::size_t Length>
-std::vector<std::uint8_t> runs(std::size_t size, std::uint64_t seed)
-{
-    auto bytes = course::random_bytes(size, seed, course::ByteDistribution::uniform);
-    for (std::size_t i = 0; i < size; ++i) bytes[i] = bytes[i / Length * Length];
-    return bytes;
-}
-
-// One 4-byte word repeated: every 16-byte load holds four equal words whose bytes differ, which a shortcut that
-// compares the four words (and not the bytes within one) counts as 16 equal bytes.
-std::vector<std::uint8_t> repeated_word(std::uint32_t word, std::size_t size)
-{
-    std::vector<std::uint8_t> bytes(size);
-    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(word >> (8 * (i % 4)));
-    return bytes;
-}
-std::vector<std::uint8_t> bytes_i_mod_4(std::size_t size, std::uint64_t) { return repeated_word(0x03020100u, size); }
-std::vector<std::uint8_t> random_word(std::size_t size, std::uint64_t seed)
-{
-    const auto random = static_cast<std::uint32_t>(seed);
-    return repeated_word((random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8, size);  // bytes 0 and 1 differ
-}
-
+// Random bytes of a distribution, made into runs of `run` equal ones (some 16-byte loads hold one run, some straddle
+// two: 15, 16, 17 are just short of, exactly and just over one load) or into one 4-byte word repeated (four equal
+// words whose bytes differ, which a shortcut that compares words, not the bytes within one, counts as 16 equal
+// bytes). Each kind gives the same first bytes whatever the size, so a short input is a prefix of a long one.
+using course::ByteDistribution;
+enum class Word { none, i_mod_4, random };
 struct ByteKind {
     const char* name;
-    Generator make;
     std::uint64_t salt;  // its data: course::testing::seed(salt)
+    ByteDistribution distribution = ByteDistribution::uniform;
+    std::size_t run = 1;
+    Word word = Word::none;
 };
-const ByteKind uniform{"uniform bytes", distributed<course::ByteDistribution::uniform>, 0x07};
-const ByteKind skewed{"skewed bytes", distributed<course::ByteDistribution::skewed>, 0x08};
-const ByteKind identical{"identical bytes", distributed<course::ByteDistribution::identical>, 0x09};
-const ByteKind runs_of_15{"runs of 15 equal bytes", runs<15>, 0x0A};
-const ByteKind runs_of_16{"runs of 16 equal bytes", runs<16>, 0x0B};
-const ByteKind runs_of_17{"runs of 17 equal bytes", runs<17>, 0x0C};
-const ByteKind runs_of_20{"runs of 20 equal bytes", runs<20>, 0x0D};
-const ByteKind i_mod_4{"bytes i % 4", bytes_i_mod_4, 0};
-const ByteKind word_repeated{"a random 4-byte word repeated", random_word, 0x0E};
-const std::vector<const ByteKind*> distributions{&uniform, &skewed, &identical};
-const std::vector<const ByteKind*> every_kind{&uniform,    &skewed,     &identical, &runs_of_15,   &runs_of_16,
-                                              &runs_of_17, &runs_of_20, &i_mod_4,   &word_repeated};
 
-// The bytes of one kind in sealed shared memory (made once per test case), with the CPU histograms of their
-// ranges, each computed once.
+std::vector<std::uint8_t> make(const ByteKind& kind, std::size_t size, std::uint64_t seed)
+{
+    std::vector<std::uint8_t> bytes = course::random_bytes(size, seed, kind.distribution);
+    const auto random = static_cast<std::uint32_t>(seed);  // a random word's bytes 0 and 1 differ
+    const std::uint32_t word =
+        kind.word == Word::i_mod_4 ? 0x03020100u : (random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8;
+    if (kind.word != Word::none)
+        for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(word >> (8 * (i % 4)));
+    else if (kind.run > 1)
+        for (std::size_t i = 0; i < size; ++i) bytes[i] = bytes[i / kind.run * kind.run];
+    return bytes;
+}
+
+const ByteKind uniform{"uniform bytes", 0x07};
+const ByteKind identical{"identical bytes", 0x09, ByteDistribution::identical};
+const ByteKind runs_of_17{"runs of 17 equal bytes", 0x0C, ByteDistribution::uniform, 17};
+const std::vector<ByteKind> distributions{uniform, {"skewed bytes", 0x08, ByteDistribution::skewed}, identical};
+const std::vector<ByteKind> every_kind{
+    uniform,
+    distributions[1],
+    identical,
+    {"runs of 15 equal bytes", 0x0A, ByteDistribution::uniform, 15},
+    {"runs of 16 equal bytes", 0x0B, ByteDistribution::uniform, 16},
+    runs_of_17,
+    {"runs of 20 equal bytes", 0x0D, ByteDistribution::uniform, 20},
+    {"bytes i % 4", 0, ByteDistribution::uniform, 1, Word::i_mod_4},
+    {"a random 4-byte word repeated", 0x0E, ByteDistribution::uniform, 1, Word::random},
+};
+
+// The bytes of one kind in sealed shared memory, with the CPU histograms of their ranges, each computed once.
 struct Bytes : course::testing::RangeData<std::uint8_t, Histogram256> {
     Bytes(const ByteKind& kind, std::size_t size)
-        : RangeData(kind.make(size, course::testing::seed(kind.salt)), course::histogram_reference), name(kind.name)
+        : RangeData(make(kind, size, course::testing::seed(kind.salt)), course::histogram_reference), name(kind.name)
     {
     }
     std::string name;
 };
 
 // One input per kind, long enough for n bytes from any start offset and the guard after them.
-std::vector<Bytes> make_bytes(const std::vector<const ByteKind*>& kinds, std::size_t largest_n)
+std::vector<Bytes> make_bytes(const std::vector<ByteKind>& kinds, std::size_t largest_n)
 {
     std::vector<Bytes> bytes;
     bytes.reserve(kinds.size());  // cases point at them
-    for (const ByteKind* kind : kinds) bytes.emplace_back(*kind, largest_n + max_offset + guard_bytes);
+    for (const ByteKind& kind : kinds) bytes.emplace_back(kind, largest_n + max_offset + guard_bytes);
     return bytes;
 }
 
@@ -133,8 +115,7 @@ struct Case {
 Call& with_bins(Call& request) { return request.output<unsigned>(histogram_bins, poison, guard_bins, guard_bins); }
 
 // The call returned; its bins count n bytes in all and equal `expected`; the guard words around them kept their
-// poison; the input (lead, n bytes and guard), when `c` names one, came back unchanged. False at the first thing
-// wrong, so that a case stops at its first wrong result.
+// poison; the input, when `c` names one, came back unchanged. False at the first thing wrong.
 bool check_bins(const Function& f, const std::string& what, const Result& r, const Histogram256& expected,
                 std::size_t n, const Case* c)
 {
@@ -205,10 +186,8 @@ bool check_every_offset(const Function& f, const std::vector<Bytes>& inputs)
     return true;
 }
 
-// Calls with one bad argument each, which must throw std::invalid_argument before anything runs. The input
-// holds 100 bytes: n past histogram_max_n is only a number in the request, never a 4 GiB buffer (a function that
-// let it through would read past those 100 bytes and crash the runner instead of rejecting it). histogram_cpu
-// takes no block and checks no pointer; the launchers check both.
+// A call with one bad argument, which must throw std::invalid_argument before anything runs. The input holds 100
+// bytes: n past histogram_max_n is only a number in the request (one let through crashes the runner instead).
 void check_rejected(const Function& f, const Bytes& in, std::size_t n, int block, bool null_input, bool null_bins,
                     const std::string& why)
 {
@@ -250,9 +229,8 @@ void check_cpu()
     course::testing::check_battery(b);
 }
 
-// 06.2-06.5: every input x every block x every size, from an aligned and an unaligned start; then sizes around 16
-// and 4096 from every start offset 0..15, one launch on a stream of its own and n = 0 with a null input at every
-// block size (each part stops at its own first failure); then bad arguments.
+// 06.2-06.5: the battery, then every start offset, a stream of its own and n = 0 at every block (each part stops
+// at its own first failure), then bad arguments.
 void check_kernel(const Function& f)
 {
     REQUIRE_GPU();
@@ -276,27 +254,22 @@ void check_kernel(const Function& f)
     course::testing::check_battery(b);
 }
 
-// 06.3-06.5: a missing barrier usually still gives the right bins; racecheck and synccheck see it. They watch
-// small sizes, the smallest, a middle and the largest block, aligned and unaligned starts, on bytes spread over the
-// bins, all on one counter, and runs across vectors: every one of these calls is also among check_kernel's.
+// 06.3-06.5: a missing barrier usually still gives the right bins; racecheck and synccheck see it, on small sizes
+// of bytes spread over the bins, all on one counter, and runs across vectors (calls check_kernel makes too).
 void check_race_free(const Function& f)
 {
     const std::vector<std::size_t> race_sizes{1, 33, 1000, 5000};
-    const auto inputs = make_bytes({&uniform, &identical, &runs_of_17}, race_sizes.back());
+    const auto inputs = make_bytes({uniform, identical, runs_of_17}, race_sizes.back());
     course::testing::check_race_free(f.task, [&] {
         course::testing::check_each(course::testing::race_blocks, [&](int) { return race_sizes; },
                                     [&](std::size_t n, int block) { return check_inputs(f, inputs, n, block); });
     });
 }
 
-// Past 2^31 bytes (the `large` suite), where a 32-bit index stops or goes negative: n = 2^31 + 2^20 + 5 bytes
-// from a start pointer +3 (in 06.5 a head of 13 bytes, then whole vectors, then a tail of 8). The runner makes
-// the input: one period (random bytes, its second half in runs of 20 equal ones) repeated over the buffer, so
-// the expected bins follow from the period alone. A kernel with counters of its own (`privatized`: 06.3-06.5)
-// is run with blocks of 32, 256 and 1024, then on bytes all equal: one bin counts all n > 2^31 exactly, through
-// its counters and their merge. 06.2 adds straight into the output's bins, so its index is all there is to
-// test: one pass, block 256. The other three (2^31 global atomics each, one pass all on one bin) took most of
-// the 3.9 s this test kept an H100 busy, time other submissions' tests wait for when the grader shares the GPU.
+// Past 2^31 bytes, where a 32-bit index stops or goes negative: n = 2^31 + 2^20 + 5 bytes from a start pointer +3,
+// made by the runner: a period (random bytes, then runs of 20) repeated, whose bins follow from the period. A kernel
+// with counters of its own (`privatized`) runs blocks 32, 256, 1024, then one bin counts all n through its merge;
+// 06.2 adds straight into the bins, so only its index is tested (block 256: 2^31 global atomics are slow).
 constexpr std::size_t large_n = (std::size_t{1} << 31) + (std::size_t{1} << 20) + 5;
 constexpr std::size_t large_first = 3;
 constexpr std::size_t large_period = 4099;  // a prime: the pattern does not repeat in step with 16-byte vectors
@@ -337,7 +310,7 @@ course::testing::Performance performance(const Function& f)
     course::testing::Performance p{f.task, f.name, "histogram", n, "2^30 bytes", double(n), double(n),
                                    n + (std::size_t{256} << 20), {uniform.name, identical.name}, nullptr};
     p.timed = [&f](const std::string& input, std::uint64_t seed) {
-        const auto bytes = std::make_shared<const Input>((input == uniform.name ? uniform : identical).make(n, seed));
+        const auto bytes = std::make_shared<const Input>(make(input == uniform.name ? uniform : identical, n, seed));
         const auto expected = std::make_shared<const Histogram256>(
             course::histogram_reference(bytes->data<std::uint8_t>(), n));
         Call request(f.name, n, 256);
@@ -361,8 +334,7 @@ course::testing::TaskCases kernel_cases(const Function& f, bool privatized)
 
 }  // namespace
 
-// ---- the test cases: "TODO(06.k) <function>: ...", "TODO(06.k) racecheck and synccheck" (06.3-06.5: their lessons
-// are barriers) and "TODO(06.k) large: <function> past 2^31 bytes" (06.2-06.5), in that order.
+// ---- the test cases: each task's battery, its race check (06.3-06.5: their lessons are barriers) and past 2^31
 COURSE_TASK_CASES({cpu.task, "histogram_cpu: every size and byte distribution, bins zeroed first, n > 2^32 - 1 rejected",
                    check_cpu});
 COURSE_TASK_CASES(kernel_cases(global_atomics, false));

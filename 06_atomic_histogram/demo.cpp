@@ -1,8 +1,6 @@
-// Chapter 06 demo: the tutorial's experiment - a 256-bin histogram of 100 MiB of random bytes - on the CPU and with
-// every GPU version. The tutorial timed cudaMalloc + host->device copy + kernel + copy back as one number; here the
-// kernels are timed alone, then the transfer, and the tutorial's number is shown too.
-//   build/subprojects/06_atomic_histogram/bin/histogram_demo --n 2^26 --block 256 --seed 1
-//   ... --kernel histogram_vectorized    (only that GPU version; repeatable; --list names them)
+// Chapter 06 demo (README, "The demo"): the tutorial's 256-bin histogram of random bytes on the CPU and with every
+// GPU version, the kernels timed alone, then the transfer and the tutorial's single clock around it all.
+//   build/subprojects/06_atomic_histogram/bin/histogram_demo --n 2^26 --block 256 --seed 1 [--kernel NAME]
 #include "histogram.hpp"
 #include "histogram_problem.hpp"
 #include "histogram_progression.hpp"

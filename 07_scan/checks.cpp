@@ -1,12 +1,6 @@
-// Chapter 07 checks. Every test case name starts with its task, so `meson test` shows one line per task and a
-// failure reads e.g. "TODO(07.3): scan_multiblock(n=33, block=32) inclusive: first mismatch at index 0 ...".
-// Inputs include negative values; outputs are poisoned first and the elements after the output must stay
-// poisoned; every accepted block size is checked; sizes past a kernel's limit must be rejected. Each task also
-// runs its small cases again under racecheck and synccheck, and 07.3 to 07.5 have a `large` case past 2^31
-// elements (07.1 and 07.2 are single-block scans: n <= 2 * block).
-//
-// The checks link none of your code: every call goes to the chapter's runner (scan_runner.cpp), a program of
-// its own, and only what comes back is judged, here, against the course's CPU references.
+// Chapter 07 checks (docs/07_scan.md, "What the checks test"): every call goes through the chapter's runner
+// (scan_runner.cpp), and only what comes back is judged here, against the course's CPU references; a failure
+// reads e.g. "TODO(07.3): scan_multiblock(n=33, block=32) inclusive: first mismatch at index 0 ...".
 #include "scan.hpp"
 
 #include "course/battery.hpp"
@@ -110,7 +104,7 @@ using IntData = ScanData<int, int>;
 using FloatData = ScanData<float, double>;
 
 // What is wrong with `got`, the scan of n elements of `data`, "" when nothing: ints exactly equal to the reference;
-// floats within float_scan_tolerance of the double reference (docs/07_scan.md, "Floats") or, `exact`, equal to it.
+// floats within float_scan_tolerance of the double reference or, `exact`, equal to it.
 template <class T, class Acc>
 std::string mismatch(const ScanData<T, Acc>& data, ScanKind kind, std::size_t n, const T* got, bool exact)
 {
@@ -215,8 +209,7 @@ bool check_size(const Scan& s, const IntData& data, std::size_t n, int block, st
     return true;
 }
 
-// The battery: every accepted block x sizes(), both kinds (sizes past a single-block scan's limit must be
-// rejected); then wrapping sums and misaligned pointers at every block, both kinds; then the bad arguments.
+// The battery (check_size at every block x sizes()), then wrapping sums and misaligned pointers, both kinds.
 void check_scan(const Scan& s)
 {
     REQUIRE_GPU();
@@ -224,8 +217,7 @@ void check_scan(const Scan& s)
     const IntData data(course::random_ints(capacity(s, 1024) + 1, seed(s.multi_tile ? 3 : 1)));
     // Values in [2^30, INT_MAX]: the running total passes INT_MAX within a few elements, many times over.
     const IntData wrapping(course::random_ints(std::min(capacity(s, 1024), wrapping_n), seed(2), 1 << 30, INT_MAX));
-    // data[1, misaligned_n + 1) of a multi-tile scan (the same seed gives the same values), one element into its
-    // buffers.
+    // data[1, misaligned_n + 1) (the same seed gives the same values), one element into its buffers.
     const IntData misaligned(course::random_ints(s.misaligned ? misaligned_n + 1 : 1, seed(3)), 1);
     course::testing::Battery b;
     b.task = s.task;
@@ -264,9 +256,8 @@ void check_race_free(const Scan& s)
     });
 }
 
-// What is wrong with the output of the runner's last call, held there (buffer 1): an inclusive scan of n ints
-// whose element i is expected(i), followed by `tail` guard elements that must still hold the poison; "" when
-// nothing. It comes back 256 MiB at a time, each window judged as it arrives.
+// What is wrong with the inclusive scan of n ints held by the runner's last call (buffer 1), element i expected(i),
+// and the `tail` poisoned elements after it ("" when nothing), fetched and judged 256 MiB at a time.
 template <class Expected>
 std::string held_scan_problem(course::checker::Session& runner, std::size_t n, std::size_t tail, Expected expected)
 {
@@ -290,10 +281,8 @@ std::string held_scan_problem(course::checker::Session& runner, std::size_t n, s
     return problem;
 }
 
-// 64-bit indexing: a scan of 2^31 + 2^16 + 7 ints (8 GiB in, 8 GiB out, both made on the runner's side): past
-// 2^31 by more than the largest tile (32768 items), so that whole tiles start past 2^31, where a 32-bit tile
-// start goes negative. The input is the byte 0x01 everywhere, so element i of the inclusive scan is
-// (i + 1) * 0x01010101 modulo 2^32 and no reference array is needed.
+// 64-bit indexing: 2^31 + 2^16 + 7 ints, so that whole tiles (up to 32768 items) start past 2^31. The input is the
+// byte 0x01 everywhere (made by the runner): element i of the scan is (i + 1) * 0x01010101 modulo 2^32.
 void check_large(const Scan& s)
 {
     constexpr std::size_t n = (std::size_t{1} << 31) + (std::size_t{1} << 16) + 7;
@@ -321,9 +310,7 @@ course::testing::TaskCases scan_cases(const Scan& s, const char* title,
             s.op + " of 2^31 + 65543 ints", s.multi_tile ? std::function<void()>([&s] { check_large(s); }) : nullptr};
 }
 
-// ---- the test cases: "TODO(07.k) <scan>: ...", the task's own cases (07.5's float scans and look-back probes),
-// "TODO(07.k) racecheck and synccheck" and "TODO(07.k) large: <scan> of 2^31 + 65543 ints" (07.3-07.5), in that
-// order. (07.1 and 07.2 are single-block scans, n <= 2 * block: nothing of theirs reaches 2^31.)
+// ---- the test cases (07.1 and 07.2 are single-block scans, n <= 2 * block: nothing of theirs reaches 2^31)
 COURSE_TASK_CASES(scan_cases(hillis_steele, "n <= block, every block, inclusive and exclusive, limits"));
 COURSE_TASK_CASES(scan_cases(blelloch, "n <= 2 * block, every block, inclusive and exclusive, limits"));
 COURSE_TASK_CASES(scan_cases(multiblock, "any n, every block, 1 to 4 recursion levels, inclusive and exclusive"));
@@ -340,10 +327,8 @@ bool single_pass_works(const IntData& data, std::size_t max_n)
 }
 
 // scan_single_pass's host-side bookkeeping of its ScanWorkspace (which status words the next launch may use)
-// follows the GPU even when a CUDA error that has nothing to do with the scan is pending as it is called. That
-// call fails with the error; the scans after it, on the same scratch, are right. (The launcher used to launch,
-// then throw, and leave the bookkeeping a launch behind: every later scan on that scratch went wrong without an
-// error.)
+// follows the GPU even when an unrelated CUDA error is pending as it is called: that call fails with the error,
+// the scans after it on the same scratch are right (a launcher that launched, then threw, fell a launch behind).
 TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrelated CUDA error is pending")
 {
     REQUIRE_GPU();
@@ -362,8 +347,7 @@ TEST_CASE("given: scan_single_pass keeps its ScanWorkspace in step when an unrel
 }
 
 // A look-back record that an earlier launch left in the ScanWorkspace, never read by check(), changes nothing in
-// a later scan: that scan is right, and the next check() still reports the old record once. (Waits used to give
-// up at once whenever any record was there, so every later scan on the scratch went wrong.)
+// a later scan: that scan is right, and the next check() still reports the old record once.
 TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier launch changes no later scan")
 {
     REQUIRE_GPU();
@@ -383,9 +367,8 @@ TEST_CASE("given: a look-back record left in the ScanWorkspace by an earlier lau
 }
 
 // ------------------------------------------------------------------------------------ 07.5: float scans
-// Random floats in [-1, 1) (every order of additions rounds differently; the bound covers them all) and whole
-// numbers in [-100, 100] whose every partial sum stays below 2^23 in magnitude: each sum of a contiguous range is
-// then below 2^24, so every float addition a scan makes is exact, in any order.
+// Random floats in [-1, 1), within the bound, and whole numbers in [-100, 100] whose partial sums stay below 2^23,
+// so that every float addition a scan makes is exact (docs/07_scan.md, "Floats: the error bound").
 void check_float_scans()
 {
     REQUIRE_GPU();
@@ -478,8 +461,7 @@ void check_look_back(const LookBack& lb)
 }
 
 // ------------------------------------------------------------------------------- 07.5: performance
-// The performance task (course/performance.hpp) of 07.5: an inclusive scan_single_pass of 2^28 ints, block 256;
-// its 1 GiB output stays in the runner and comes back 256 MiB at a time, each window compared as it arrives.
+// The performance task (course/performance.hpp) of 07.5: an inclusive scan_single_pass of 2^28 ints, block 256.
 course::testing::Performance performance(const Scan& s)
 {
     constexpr std::size_t n = std::size_t{1} << 28;
@@ -497,8 +479,7 @@ course::testing::Performance performance(const Scan& s)
 
 }  // namespace
 
-// 07.5's own cases: its float scans, and the look-back alone: the window slides (100 A's; a P 40 tiles back), the
-// nearest P ends it, an X is waited for and counted once it turns into A, and the tile publishes A first and P last.
+// 07.5's own cases: its float scans, and the look-back alone (docs/07_scan.md, "What the checks test").
 COURSE_TASK_CASES(scan_cases(
     single_pass, "any n, every block, misaligned pointers, inclusive and exclusive",
     {{"scan_single_pass<float>: within the derived bound; integer-valued floats exactly", check_float_scans},

@@ -1,22 +1,18 @@
-// Chapter 07 demo: the chapter's scans (scan_progression.hpp) on one random input, checked against the CPU and
-// timed. --kernel NAME (repeatable) runs only those; --list prints the names.
-//   build/subprojects/07_scan/bin/scan_demo --n 2^24 --block 256 --seed 1
-// The single-block scans can only take one block's worth: they scan the first block (or 2 * block) items.
+// Chapter 07 demo (docs/07_scan.md, "The demo and the benchmark"): every scan of scan_progression.hpp on one
+// random input, checked against the CPU and timed; the single-block scans take one block's worth of it.
+//   build/subprojects/07_scan/bin/scan_demo --n 2^24 --block 256 --seed 1 [--kernel NAME] [--list]
 #include "scan.hpp"
 #include "scan_problem.hpp"
-#include "scan_progression.hpp"
 
 #include "course/args.hpp"
 #include "course/chapter.hpp"
-#include "course/check.hpp"
 #include "course/data.hpp"
 #include "course/reference.hpp"
 
 #include <cmath>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
-
 namespace {
 
 // scan_single_pass<float> on floats in [-1, 1), within the error bound of docs/07_scan.md, "Floats".
@@ -55,40 +51,33 @@ struct FloatScan {
 
 int main(int argc, char** argv)
 {
-    course::ArgSpec spec{"scan_demo", "prefix sums of random ints: the CPU reference and every GPU scan of chapter 07",
-                         std::size_t{1} << 24, std::size_t{1} << 30};
-    spec.steps = scan_step_facts();
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        ScanProblem problem(args);
-        std::optional<FloatScan> float_scan;
-        const std::size_t n = args.n;
-        if (args.wants("scan_single_pass")) {
-            float_scan.emplace(args);
+    return course::demo_main<ScanProblem>(
+        argc, argv, "prefix sums of random ints: the CPU reference and every GPU scan of chapter 07",
+        [](ScanProblem& problem, const course::Args& args) {
+            if (!args.wants("scan_single_pass")) return;
+            const std::size_t n = args.n;
+            const auto floats = std::make_shared<FloatScan>(args);
             problem.demo_rows.push_back(
                 {"scan_single_pass, exclusive", n,
-                 [&] {
+                 [&, n] {
                      scan_single_pass(problem.data(), problem.out(), ScanKind::exclusive, n, args.block,
                                       problem.scratch);
                  },
-                 [&] {
+                 [&, n] {
                      problem.scratch.check("scan_single_pass, exclusive");
                      return problem.wrong_exclusive(n);
                  },
-                 [&] { return problem.result(n); }, [&] { problem.prepare(); }});
+                 [&, n] { return problem.result(n); }, [&] { problem.prepare(); }});
             problem.demo_rows.push_back(
                 {"scan_single_pass<float>", n,
-                 [&] {
-                     scan_single_pass(float_scan->d_in.data(), float_scan->d_out.data(), ScanKind::inclusive, n, args.block,
+                 [&, n, floats] {
+                     scan_single_pass(floats->d_in.data(), floats->d_out.data(), ScanKind::inclusive, n, args.block,
                                       problem.scratch);
                  },
-                 [&] {
+                 [&, floats] {
                      problem.scratch.check("scan_single_pass<float>");
-                     return float_scan->wrong();
+                     return floats->wrong();
                  },
-                 [&] { return float_scan->last(); }});
-        }
-        return course::run_demo(spec, args, problem);
-    });
+                 [floats] { return floats->last(); }});
+        });
 }
