@@ -3,14 +3,12 @@
 //   build/subprojects/02_neighbored/bin/neighbored_race_demo   (compute-sanitizer --tool racecheck in front)
 #include "course/args.hpp"
 #include "course/check.hpp"
-#include "course/data.hpp"
 #include "course/device_buffer.hpp"
 #include "course/launch.hpp"
-#include "course/reference.hpp"
+#include "course/race_demo.hpp"
 
 #include <cstdint>
 #include <iostream>
-#include <vector>
 
 namespace {
 
@@ -41,8 +39,6 @@ __global__ void reduce_neighbored_nosync_shared(const int* data, std::size_t n, 
     if (tid == 0) block_sums[blockIdx.x] = segment[0];
 }
 
-constexpr int trials = 20;
-
 }  // namespace
 
 int main(int argc, char** argv)
@@ -51,41 +47,28 @@ int main(int argc, char** argv)
                          "the neighbored reduction without __syncthreads(): how often is it wrong?",
                          std::size_t{1} << 16, std::size_t{1} << 24};
     spec.default_block = 1024;
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        const auto data = course::random_ints(args.n, args.seed);
-        const std::int64_t expected = course::sum_reference(data.data(), args.n);
+    return course::race_demo::run(argc, argv, spec, [](const course::Args& args) {
+        const course::race_demo::SumInput input = course::race_demo::sum_input(args, " of each kernel");
         const unsigned blocks = static_cast<unsigned>(course::ceil_div(args.n, args.block));
-        std::cout << "n = " << args.n << ", block = " << args.block << ", seed = " << args.seed
-                  << ", expected sum = " << expected << "; " << trials << " runs of each kernel\n";
         if (blocks == 0) return 0;
 
         course::DeviceBuffer<int> pristine(args.n), work(args.n);
-        pristine.copy_from_host(data);
+        pristine.copy_from_host(input.data);
         course::DeviceBuffer<long long> block_sums(blocks);
-        const auto run = [&](const char* name, auto launch) {
-            int wrong = 0;
-            std::int64_t example = expected;
-            for (int t = 0; t < trials; ++t) {
+        const auto count = [&](const char* kernel, auto launch) {
+            course::race_demo::report(kernel, course::race_demo::tally(input.expected, [&] {
                 CUDA_CHECK(cudaMemcpy(work.data(), pristine.data(), pristine.bytes(), cudaMemcpyDeviceToDevice));
                 launch();
                 CUDA_CHECK_LAUNCH();
                 std::int64_t got = 0;  // the block sums are added on the host: this demo is not timed
                 for (long long s : block_sums.to_host()) got += s;
-                if (got != expected) {
-                    ++wrong;
-                    example = got;
-                }
-            }
-            std::cout << name << ": wrong in " << wrong << " of " << trials << " runs";
-            if (wrong > 0) std::cout << " (e.g. " << example << ")";
-            std::cout << '\n';
+                return got;
+            }));
         };
-        run("reduce_neighbored_nosync (global memory)", [&] {
+        count("reduce_neighbored_nosync (global memory)", [&] {
             reduce_neighbored_nosync<<<blocks, args.block>>>(work.data(), args.n, block_sums.data());
         });
-        run("reduce_neighbored_nosync_shared (shared memory)", [&] {
+        count("reduce_neighbored_nosync_shared (shared memory)", [&] {
             reduce_neighbored_nosync_shared<<<blocks, args.block, args.block * sizeof(int)>>>(
                 work.data(), args.n, block_sums.data());
         });

@@ -1,12 +1,12 @@
 // Chapter 02's runner: the one program that links your neighbored_student.cuh (through neighbored_launch.cu).
 // The checks (checks.cpp) send it calls and judge what comes back (course/runner.hpp).
 //
-// Both reductions take the data (n ints, overwritten: the kernels work in place) as buffer 0 and the total as
-// buffer 1, plus a NeighboredWorkspace that the runner keeps from one call to the next, one per max_n: the
-// parameter "workspace" gives max_n (default: n). With the parameter "poison_block_sums" (a byte) the
-// workspace's block sums are set to it before the call, so that a block sum the kernels never write reads as
-// garbage.
-#include "neighbored.hpp"
+// Both reductions (the progression's steps, by name) take the data (n ints, overwritten: the kernels work in
+// place) as buffer 0 and the total as buffer 1, plus a NeighboredWorkspace that the runner keeps from one call to
+// the next, one per max_n: the parameter "workspace" gives max_n (default: n). With the parameter
+// "poison_block_sums" (a byte) the workspace's block sums are set to it before the call, so that a block sum the
+// kernels never write reads as garbage.
+#include "neighbored_progression.hpp"
 
 #include "course/check.hpp"
 #include "course/runner.hpp"
@@ -29,11 +29,10 @@ NeighboredWorkspace& workspace_for(Call& c)
     return workspace;
 }
 
-template <void (*Launch)(int*, long long*, std::size_t, int, NeighboredWorkspace&, cudaStream_t)>
-void reduce(Call& c)
+void reduce(Call& c, NeighboredLauncher* launch)
 {
     NeighboredWorkspace& workspace = workspace_for(c);
-    Launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, workspace, c.stream());
+    launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, workspace, c.stream());
 }
 
 // Host code only (a host operation: no CUDA at all), so its rejections are checked without a GPU too.
@@ -42,12 +41,10 @@ void block_sums_needed(Call& c)
     c.value("block_sums", static_cast<long long>(NeighboredWorkspace::block_sums_needed(c.n, c.block)));
 }
 
-const course::runner::Op ops[] = {
-    {"reduce_neighbored", reduce<reduce_neighbored>},
-    {"reduce_neighbored_less", reduce<reduce_neighbored_less>},
-    {"NeighboredWorkspace::block_sums_needed", block_sums_needed, true},
-};
-
 }  // namespace
 
-int main() { return course::runner::serve(ops); }
+int main()
+{
+    return course::runner::serve({course::runner::ops_of(neighbored_progression, reduce),
+                                  {{"NeighboredWorkspace::block_sums_needed", block_sums_needed, true}}});
+}

@@ -20,8 +20,7 @@ struct InterleavedProblem : course::IntSum {
     explicit InterleavedProblem(const course::Args& args) : IntSum("03_interleaved", args, Input::overwritten)
     {
         const auto call = [this](auto launch, std::size_t n, int block) { launch(data(), total(), n, block, 0); };
-        kernels = course::kernels_of(interleaved_global_progression, call);
-        for (course::Kernel& k : course::kernels_of(interleaved_shared_progression, call)) kernels.push_back(std::move(k));
+        kernels = course::kernels_of(interleaved_global_progression, call, interleaved_shared_progression, call);
         const std::string title = "03_interleaved, int32, block = " + std::to_string(args.block);
         tables = {progression_table(title)};
         sweeps = {{title, kernels.back().name}};

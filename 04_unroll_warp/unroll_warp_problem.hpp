@@ -4,7 +4,6 @@
 // what they cannot at 2^28); then reduce_vectorized by size, at block 1024.
 #pragma once
 
-#include "unroll_warp.hpp"
 #include "unroll_warp_progression.hpp"
 
 #include "course/args.hpp"
@@ -23,14 +22,11 @@ struct UnrollWarpProblem : course::IntSum {
 
     explicit UnrollWarpProblem(const course::Args& args) : IntSum("04_unroll_warp", args)
     {
-        kernels = course::kernels_of(unroll_warp_progression, [this](auto launch, std::size_t n, int block) {
-            launch(data(), total(), n, block, 0);
-        });
-        for (course::Kernel& k :
-             course::kernels_of(unroll_warp_vectorized_progression, [this](auto launch, std::size_t n, int block) {
-                 launch(data(), total(), n, block, workspace, 0);
-             }))
-            kernels.push_back(std::move(k));
+        kernels = course::kernels_of(
+            unroll_warp_progression,
+            [this](auto launch, std::size_t n, int block) { launch(data(), total(), n, block, 0); },
+            unroll_warp_vectorized_progression,
+            [this](auto launch, std::size_t n, int block) { launch(data(), total(), n, block, workspace, 0); });
         const std::string title = "04_unroll_warp, int32, block = " + std::to_string(args.block);
         tables = {progression_table(title)};
         for (const std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 22}) {  // 4 and 16 MiB

@@ -7,11 +7,9 @@
 // (build/bin/unroll_warp_race_demo when the chapter is built alone.)
 #include "course/args.hpp"
 #include "course/check.hpp"
-#include "course/data.hpp"
 #include "course/device_buffer.hpp"
-#include "course/reference.hpp"
+#include "course/race_demo.hpp"
 
-#include <cstdint>
 #include <iostream>
 
 namespace {
@@ -53,8 +51,6 @@ __global__ void reduce_unroll_warp_volatile(const int* in, std::size_t n, long l
     if (tid == 0) atomicAdd(reinterpret_cast<unsigned long long*>(total), static_cast<unsigned long long>(sdata[0]));
 }
 
-constexpr int trials = 20;
-
 }  // namespace
 
 int main(int argc, char** argv)
@@ -64,35 +60,23 @@ int main(int argc, char** argv)
                          "racecheck",
                          std::size_t{1} << 20, std::size_t{1} << 28};
     spec.min_block = 64;
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
-        const auto data = course::random_ints(args.n, args.seed);
-        const long long expected = course::sum_reference(data.data(), args.n);
-        std::cout << "n = " << args.n << ", block = " << args.block << ", seed = " << args.seed
-                  << ", expected sum = " << expected << "; " << trials << " runs\n";
+    return course::race_demo::run(argc, argv, spec, [](const course::Args& args) {
+        const course::race_demo::SumInput input = course::race_demo::sum_input(args);
         if (args.n == 0) return 0;
 
         course::DeviceBuffer<int> d_in(args.n);
-        d_in.copy_from_host(data);
+        d_in.copy_from_host(input.data);
         course::DeviceBuffer<long long> total(1);
         const std::size_t per_block = static_cast<std::size_t>(args.block) * 8;
         const auto blocks = static_cast<unsigned>((args.n + per_block - 1) / per_block);
-        int wrong = 0;
-        long long example = expected;
-        for (int t = 0; t < trials; ++t) {
+        course::race_demo::report("reduce_unroll_warp_volatile", course::race_demo::tally(input.expected, [&] {
             total.fill_bytes(0);
             reduce_unroll_warp_volatile<<<blocks, args.block, args.block * sizeof(long long)>>>(d_in.data(), args.n,
                                                                                               total.data());
             CUDA_CHECK_LAUNCH();
-            if (const long long got = total.to_host()[0]; got != expected) {
-                ++wrong;
-                example = got;
-            }
-        }
-        std::cout << "reduce_unroll_warp_volatile: wrong in " << wrong << " of " << trials << " runs";
-        if (wrong > 0) std::cout << " (e.g. " << example << ")";
-        std::cout << "\nA correct result proves nothing: the warp happened to stay in step this time, on this GPU,\n"
+            return total.to_host()[0];
+        }));
+        std::cout << "A correct result proves nothing: the warp happened to stay in step this time, on this GPU,\n"
                      "with this compiler. compute-sanitizer --tool racecheck reports the hazards either way;\n"
                      "reduce_unroll_warp_syncwarp (Task 04.2) is the correct version.\n";
         return 0;

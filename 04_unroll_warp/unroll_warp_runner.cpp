@@ -1,12 +1,12 @@
 // Chapter 04's runner: the one program that links your unroll_warp_student.cuh (through unroll_warp_launch.cu).
 // The checks (checks.cpp) send it calls and judge what comes back (course/runner.hpp).
 //
-// Every operation is a launcher or a probe (unroll_warp.hpp): buffer 0 the input, buffer 1 the total; and
-// "occupancy answers" (a host operation) returns Task 04.7's answers as values. The 04.6
+// Every operation is a launcher (the progression's steps, by name) or a probe (unroll_warp.hpp): buffer 0 the input,
+// buffer 1 the total; and "occupancy answers" (a host operation) returns Task 04.7's answers as values. The 04.6
 // launchers also take an UnrollWarpWorkspace, which the runner keeps from one call to the next, one per value of the
 // parameter "workspace": the checks give every case its own, shared by all the case's launches (a kernel that
 // does not reset it fails from the second launch on).
-#include "unroll_warp.hpp"
+#include "unroll_warp_progression.hpp"
 
 #include "course/runner.hpp"
 
@@ -17,21 +17,17 @@ namespace {
 
 using course::runner::Call;
 
-template <void (*Launch)(const int*, long long*, std::size_t, int, cudaStream_t)>
-void plain(Call& c)
-{
-    Launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, c.stream());
-}
+void plain(Call& c, IntReduce* launch) { launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, c.stream()); }
 
 UnrollWarpWorkspace& workspace(Call& c, const std::string& which = "")
 {
     return c.keep<UnrollWarpWorkspace>("workspace " + std::to_string(c.param("workspace")) + which);
 }
 
-void vectorized(Call& c)
+void vectorized(Call& c, IntReduceWithWorkspace* launch)
 {
     UnrollWarpWorkspace& w = workspace(c);
-    reduce_vectorized(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
+    launch(c.buffer<int>(0), c.buffer<long long>(1), c.n, c.block, w, c.stream());
 }
 
 // The float launcher in two overloads: the parameter "accumulator_bits" = 32 picks float accumulation (a float
@@ -75,27 +71,22 @@ void occupancy(Call& c)
     }
 }
 
-const course::runner::Op ops[] = {
-    {"reduce_unrolling2", plain<reduce_unrolling2>},
-    {"reduce_unrolling4", plain<reduce_unrolling4>},
-    {"reduce_unrolling8", plain<reduce_unrolling8>},
-    {"reduce_unroll_warp_syncwarp", plain<reduce_unroll_warp_syncwarp>},
-    {"reduce_complete_unroll", plain<reduce_complete_unroll>},
-    {"reduce_grid_stride", plain<reduce_grid_stride>},
-    {"reduce_shfl", plain<reduce_shfl>},
-    {"reduce_cg", plain<reduce_cg>},
-    {"reduce_redux", plain<reduce_redux>},
-    {"reduce_vectorized", vectorized},
-    {"reduce_vectorized_float", vectorized_float},
-    {"reduce_vectorized_bytes", vectorized_bytes},
-    {"reduce_vectorized on two streams", vectorized_two_streams},
-    {"probe_last_warp_sum", plain<probe_last_warp_sum>},
-    {"probe_tree_sum_complete_unroll", plain<probe_tree_sum_complete_unroll>},
-    {"probe_thread_sum_grid_stride", plain<probe_thread_sum_grid_stride>},
-    {"probe_shfl_warp_sum", plain<probe_shfl_warp_sum>},
-    {"occupancy answers", occupancy, true},
-};
-
 }  // namespace
 
-int main() { return course::runner::serve(ops); }
+int main()
+{
+    return course::runner::serve({
+        course::runner::ops_of(unroll_warp_progression, plain),
+        course::runner::ops_of(unroll_warp_vectorized_progression, vectorized),
+        {
+            {"reduce_vectorized_float", vectorized_float},
+            {"reduce_vectorized_bytes", vectorized_bytes},
+            {"reduce_vectorized on two streams", vectorized_two_streams},
+            {"probe_last_warp_sum", [](Call& c) { plain(c, probe_last_warp_sum); }},
+            {"probe_tree_sum_complete_unroll", [](Call& c) { plain(c, probe_tree_sum_complete_unroll); }},
+            {"probe_thread_sum_grid_stride", [](Call& c) { plain(c, probe_thread_sum_grid_stride); }},
+            {"probe_shfl_warp_sum", [](Call& c) { plain(c, probe_shfl_warp_sum); }},
+            {"occupancy answers", occupancy, true},
+        },
+    });
+}

@@ -9,6 +9,7 @@
 #include "course/check.hpp"
 #include "course/data.hpp"
 #include "course/device_buffer.hpp"
+#include "course/race_demo.hpp"
 
 #include <iostream>
 #include <numeric>
@@ -78,9 +79,7 @@ int main(int argc, char** argv)
     course::ArgSpec spec{"histogram_race_demo", "counts lost by non-atomic increments, and none lost with atomicAdd",
                          std::size_t{1} << 20, std::size_t{1} << 28};
     spec.uses_block = false;
-    const course::Args args = course::parse_args(argc, argv, spec);
-
-    return course::run_gpu_main(spec.program, [&] {
+    return course::race_demo::run(argc, argv, spec, [](const course::Args& args) {
         const std::uint64_t threads = std::uint64_t{kBlocks} * kThreads;
         std::cout << "| what | increments | counted | lost |\n|---|---:|---:|---:|\n";
         report("racy_count: (*counter)++ by every thread", threads, count_with(racy_count));

@@ -5,7 +5,6 @@
 // every call is launch-bound; then scan_single_pass by size.
 #pragma once
 
-#include "scan.hpp"
 #include "scan_progression.hpp"
 
 #include "course/args.hpp"
@@ -26,18 +25,19 @@ struct ScanProblem : course::IntScan {
 
     explicit ScanProblem(const course::Args& args) : IntScan("07_scan", args), scratch(args.n)
     {
-        kernels = course::kernels_of(scan_single_block_progression, [this](auto launch, std::size_t n, int block) {
-            launch(data(), out(), ScanKind::inclusive, n, block, nullptr);
-        });
-        for (std::size_t i = 0; i < kernels.size(); ++i)
+        kernels = course::kernels_of(
+            scan_single_block_progression,
+            [this](auto launch, std::size_t n, int block) {
+                launch(data(), out(), ScanKind::inclusive, n, block, nullptr);
+            },
+            scan_multi_tile_progression,
+            [this](auto launch, std::size_t n, int block) {
+                launch(data(), out(), ScanKind::inclusive, n, block, scratch, nullptr);
+            });
+        for (std::size_t i = 0; i < std::size(scan_single_block_progression); ++i)
             kernels[i].max_n = [&step = scan_single_block_progression[i]](int block) {
                 return single_block_max_n(step, block);
             };
-        for (course::Kernel& k :
-             course::kernels_of(scan_multi_tile_progression, [this](auto launch, std::size_t n, int block) {
-                 launch(data(), out(), ScanKind::inclusive, n, block, scratch, nullptr);
-             }))
-            kernels.push_back(std::move(k));
         // A look-back that waited too long gives up: the scratch records it, the output need not show it.
         for (course::Kernel& k : kernels)
             k.after_run = [this, name = k.name] {

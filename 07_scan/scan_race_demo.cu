@@ -6,6 +6,7 @@
 #include "course/args.hpp"
 #include "course/check.hpp"
 #include "course/device_buffer.hpp"
+#include "course/race_demo.hpp"
 #include "course/reference.hpp"
 
 #include <cstdio>
@@ -35,25 +36,21 @@ int main(int argc, char** argv)
     course::ArgSpec spec{"scan_race_demo", "Hillis-Steele in one shared array (a race), n ones in one block",
                          max_n, max_n};
     spec.uses_block = false;
-    const course::Args args = course::parse_args(argc, argv, spec);
-    return course::run_gpu_main(spec.program, [&] {
+    return course::race_demo::run(argc, argv, spec, [](const course::Args& args) {
         const int n = static_cast<int>(args.n);
         const std::vector<int> ones(args.n, 1);
         std::vector<int> expected(n);
         course::inclusive_scan_reference(ones.data(), expected.data(), n);
         course::DeviceBuffer<int> d_in(n), d_out(n);
         d_in.copy_from_host(ones);
-        const int runs = 20;
-        int wrong = 0;
-        for (int run = 0; run < runs; ++run) {
+        const int wrong = n == 0 ? 0 : course::race_demo::tally(expected, [&] {
             d_out.fill_bytes(0);
-            if (n == 0) break;
             hillis_steele_single_buffer<<<1, n>>>(d_in.data(), d_out.data());
             CUDA_CHECK_LAUNCH();
-            if (d_out.to_host() != expected) ++wrong;
-        }
+            return d_out.to_host();
+        }).wrong;
         std::printf("Hillis-Steele in one shared array, n = %d ones: %d of %d runs gave a wrong scan.\n", n, wrong,
-                    runs);
+                    course::race_demo::trials);
         std::printf("A right answer does not prove there is no race: run this program under\n"
                     "  compute-sanitizer --tool racecheck\n"
                     "and compare with scan_hillis_steele, which reads one buffer and writes the other.\n");

@@ -13,7 +13,7 @@
 // probe_decoupled_look_back: buffer 0 the prepared statuses, parameters tile, aggregate, late_tile (absent: no
 // late tile) and late_word; it writes the 32 lanes' prefixes to buffer 1 and {published, 1 if the late writer
 // saw the tile's A else 0, timeout_record} to buffer 2.
-#include "scan.hpp"
+#include "scan_progression.hpp"
 
 #include "course/check.hpp"
 #include "course/runner.hpp"
@@ -40,13 +40,12 @@ ScanWorkspace& scratch_of(Call& c)
     return scratch;
 }
 
-template <void (*Launch)(const int*, int*, ScanKind, std::size_t, int, cudaStream_t)>
-void single_block(Call& c)
+void single_block(Call& c, SingleBlockScan* launch)
 {
-    Launch(c.buffer<int>(0), c.buffer<int>(1), kind_of(c), c.n, c.block, c.stream());
+    launch(c.buffer<int>(0), c.buffer<int>(1), kind_of(c), c.n, c.block, c.stream());
 }
 
-template <void (*Launch)(const int*, int*, ScanKind, std::size_t, int, ScanWorkspace&, cudaStream_t)>
+template <MultiTileScan* Launch>
 void multi_tile(Call& c)
 {
     Launch(c.buffer<int>(0), c.buffer<int>(1), kind_of(c), c.n, c.block, scratch_of(c), c.stream());
@@ -86,16 +85,18 @@ void look_back_probe(Call& c)
     CUDA_CHECK(cudaMemcpy(c.buffer<unsigned long long>(2), facts, sizeof facts, cudaMemcpyHostToDevice));
 }
 
-const course::runner::Op ops[] = {
-    {"scan_hillis_steele", single_block<scan_hillis_steele>},
-    {"scan_blelloch", single_block<scan_blelloch>},
-    {"scan_multiblock", multi_tile<scan_multiblock>},
-    {"scan_warp_shuffle", multi_tile<scan_warp_shuffle>},
-    {"scan_single_pass", single_pass<int>},
-    {"scan_single_pass<float>", single_pass<float>},
-    {"probe_decoupled_look_back", look_back_probe},
-};
-
 }  // namespace
 
-int main() { return course::runner::serve(ops); }
+int main()
+{
+    return course::runner::serve({
+        course::runner::ops_of(scan_single_block_progression, single_block),
+        {
+            {"scan_multiblock", multi_tile<scan_multiblock>},
+            {"scan_warp_shuffle", multi_tile<scan_warp_shuffle>},
+            {"scan_single_pass", single_pass<int>},
+            {"scan_single_pass<float>", single_pass<float>},
+            {"probe_decoupled_look_back", look_back_probe},
+        },
+    });
+}

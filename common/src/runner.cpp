@@ -446,4 +446,11 @@ int serve(const Op* ops, std::size_t count)
     }
 }
 
+int serve(std::initializer_list<std::vector<Op>> lists)
+{
+    std::vector<Op> ops;
+    for (const std::vector<Op>& list : lists) ops.insert(ops.end(), list.begin(), list.end());
+    return serve(ops.data(), ops.size());
+}
+
 }  // namespace course::runner

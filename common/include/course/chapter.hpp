@@ -51,6 +51,16 @@ std::vector<Kernel> kernels_of(const Step<Launcher> (&steps)[N], const Call& cal
     return kernels;
 }
 
+// A progression in two tables, one per launcher signature (03, 04, 07): both, in order, each bound by its `call`.
+template <class First, std::size_t N, class FirstCall, class Second, std::size_t M, class SecondCall>
+std::vector<Kernel> kernels_of(const Step<First> (&first)[N], const FirstCall& first_call,
+                               const Step<Second> (&second)[M], const SecondCall& second_call)
+{
+    std::vector<Kernel> kernels = kernels_of(first, first_call);
+    for (Kernel& k : kernels_of(second, second_call)) kernels.push_back(std::move(k));
+    return kernels;
+}
+
 // A benchmark row: a kernel at `block` threads (0: --block), labelled `label` (empty: the kernel's name).
 struct Row {
     std::string kernel;

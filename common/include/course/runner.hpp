@@ -7,6 +7,10 @@
 //   const course::runner::Op ops[] = {{"reduce_interleaved", reduce}};
 //   int main() { return course::runner::serve(ops); }
 //
+// The steps of a progression table (course/progression.hpp) become operations of their names through ops_of():
+//   void launch(course::runner::Call& c, HistogramLauncher* histogram) { histogram(c.buffer<std::uint8_t>(0), ...); }
+//   int main() { return course::runner::serve({course::runner::ops_of(histogram_progression, launch)}); }
+//
 // serve() answers requests until the checker closes the socket: it allocates each buffer (exactly lead + count
 // + tail elements, so compute-sanitizer sees any access outside them), fills it, runs the operation, waits for
 // the GPU, copies back what the checker asked for and replies. std::invalid_argument becomes a "rejected"
@@ -15,10 +19,13 @@
 #pragma once
 
 #include "course/boundary.hpp"
+#include "course/progression.hpp"
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -101,9 +108,20 @@ private:
 
 struct Op {
     const char* name;
-    void (*run)(Call&);
+    std::function<void(Call&)> run;
     bool host = false;  // buffers in host memory: the chapter's CPU tasks (no CUDA at all)
 };
+
+// One operation per step of a progression table, named as the step's launcher: `call(c, launcher)` hands the
+// launcher the request's buffers. The table lists the chapter's launchers once, for the runner too.
+template <class Launcher, std::size_t N, class Adapter>
+std::vector<Op> ops_of(const Step<Launcher> (&steps)[N], Adapter call)
+{
+    std::vector<Op> ops;
+    for (const Step<Launcher>& step : steps)
+        ops.push_back({step.name, [call, launch = step.launch](Call& c) { call(c, launch); }});
+    return ops;
+}
 
 // Launched before an operation whose request sets course_mark = 1 (a performance task's timed calls): a kernel
 // named course_timed_call_marker, which cuts Nsight Compute's list of the runner's kernels into calls.
@@ -116,5 +134,7 @@ int serve(const Op (&ops)[N])
 {
     return serve(ops, N);
 }
+// The same over several lists of operations (those of ops_of() and the chapter's others), in order.
+int serve(std::initializer_list<std::vector<Op>> lists);
 
 }  // namespace course::runner
