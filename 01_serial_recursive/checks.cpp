@@ -16,15 +16,13 @@ using course::testing::call;
 
 namespace {
 
-// The three functions as data: the runner's operation, and whether the input must come back unchanged.
-struct Function {
-    std::string task;      // "TODO(01.2)"; strings: doctest before 2.4.10 prints a const char* as a pointer
-    std::string name;      // the function, and the runner's operation of the same name
-    bool input_untouched;  // its input is const: it must come back unchanged
-};
-const Function serial{"TODO(01.1)", "serial_sum", false};
-const Function in_place{"TODO(01.2)", "recursive_sum_in_place", false};  // the runner widens the ints first
-const Function recursive{"TODO(01.3)", "recursive_sum", true};
+// The three functions as data (course::testing::Reduction): the task, the runner's operation of the function's name,
+// and whether the checks leave its input unchecked (recursive_sum_in_place works on a widened copy; serial_sum's is
+// const); recursive_sum's must come back unchanged.
+using Function = course::testing::Reduction;
+const Function serial{"TODO(01.1)", "serial_sum", true};
+const Function in_place{"TODO(01.2)", "recursive_sum_in_place", true};
+const Function recursive{"TODO(01.3)", "recursive_sum"};
 
 // Odd and even, powers of two and their neighbours, and one a little past 2^20.
 const std::size_t sizes[] = {0, 1, 2, 3, 5, 7, 8, 9, 31, 32, 33, 1000, 1023, 1024, 1025, (1u << 20) + 3};
@@ -37,9 +35,9 @@ constexpr unsigned char poison = 0xA5;
 // others: it is half a gigabyte at n = 2^27).
 Result sum(const Function& f, const IntData& data, std::size_t n, std::size_t stack = 0)
 {
-    Call c(f.name, n);
+    Call c(f.op, n);
     c.input(data.input(), 0, n);
-    if (f.input_untouched && stack == 0) c.returned();
+    if (!f.overwrites_input && stack == 0) c.returned();
     c.output<std::int64_t>(1, poison);
     if (stack > 0) c.param("stack", static_cast<long long>(stack));
     return course::checker::run(c);
@@ -52,17 +50,17 @@ std::optional<Result> check_sum(const Function& f, const IntData& data, std::siz
     const auto r = sum(f, data, n, stack);
     if (!course::testing::returned(f.task, what, r)) return std::nullopt;
     CHECK_RESULT(f.task, what, r.element<std::int64_t>(1), data.sum(0, n));
-    if (f.input_untouched && stack == 0)
+    if (!f.overwrites_input && stack == 0)
         CHECK_ARRAY(f.task, what << " changed its input", r.elements<int>(0), data.values(), n);
     return r;
 }
 
 void check_function(const Function& f)
 {
-    check_sum(f, IntData(one_to_eight), 8, call(f.name, 8));
-    check_sum(f, IntData(near_int_max), 4, call(f.name, 4) + " of four values near INT_MAX");
+    check_sum(f, IntData(one_to_eight), 8, call(f.op, 8));
+    check_sum(f, IntData(near_int_max), 4, call(f.op, 4) + " of four values near INT_MAX");
     const IntData data(course::random_ints(sizes[std::size(sizes) - 1], course::testing::seed(1)));
-    for (std::size_t n : sizes) check_sum(f, data, n, call(f.name, n));
+    for (std::size_t n : sizes) check_sum(f, data, n, call(f.op, n));
 }
 
 // ---- recursion depth (README, "Check your work"): the library is built with -fno-optimize-sibling-calls, so a recursion
@@ -78,7 +76,7 @@ std::string kib(long long bytes) { return std::to_string((bytes + 1023) / 1024) 
 void check_depth(const Function& f)
 {
     const IntData probe(course::random_ints(probe_n, course::testing::seed(4)));
-    const std::string on_64_mib = call(f.name, probe_n) + " on a 64 MiB stack";
+    const std::string on_64_mib = call(f.op, probe_n) + " on a 64 MiB stack";
     const auto r = check_sum(f, probe, probe_n, on_64_mib, probe_stack);
     if (!r) return;
     const long long used = r->number("stack_used");
@@ -89,7 +87,7 @@ void check_depth(const Function& f)
                            << kib(probe_limit) << ")");
     if (!shallow) return;  // n = 2^27 would crash
     const IntData data(course::random_ints(depth_n, course::testing::seed(2)));
-    const std::string what = call(f.name, depth_n) + " on an 8 MiB stack";
+    const std::string what = call(f.op, depth_n) + " on an 8 MiB stack";
     const auto deep = sum(f, data, depth_n, depth_stack);
     VERIFY(deep.ok(), f.task << ": " << what << " " << deep.what()
                              << (deep.outcome == Result::Outcome::crashed
@@ -104,7 +102,7 @@ COURSE_TASK_CASES({serial.task, "serial_sum: 1..8, sizes 0 to 2^20+3, negative v
                    [] { check_function(serial); },
                    {{"serial_sum: n = 2^27", [] {
                          const IntData data(course::random_ints(depth_n, course::testing::seed(1)));
-                         check_sum(serial, data, depth_n, call(serial.name, depth_n));
+                         check_sum(serial, data, depth_n, call(serial.op, depth_n));
                      }}}});
 COURSE_TASK_CASES({in_place.task, "recursive_sum_in_place: recursion depth (stack used at n = 2^18, n = 2^27 on 8 MiB)",
                    [] { check_depth(in_place); },
