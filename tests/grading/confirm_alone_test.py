@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from fake_checks import FakeBuild, answer, program
+from fake_checks import FakeBuild, answer, finish, main_or_fake, program
 
 CASE = "TODO(02.1) {} case"
 
@@ -111,14 +111,11 @@ def main():
         expect("4. the victim", results["b"][0]["02.2"][0], PASSED)
         expect("4. the wrong answer", results["b"][0]["02.5"][0], FAILED)
         expect("4. turns alone on the GPU for three re-runs", share.turns, 1)
-    if problems:
-        sys.exit("confirm_alone_test:\n  " + "\n  ".join(problems))
-    print("confirm_alone_test: a failure beside other tests is run again on its own and that run decides (beside "
-          "its own tests: one at a time; beside another submission's: with the GPU alone, one turn per submission); "
-          "time-outs, failures beside nothing and wrong answers with every call answered are not run again")
+    finish("confirm_alone_test", problems,
+           "a failure beside other tests is run again on its own and that run decides (beside its own tests: one at a "
+           "time; beside another submission's: with the GPU alone, one turn per submission); time-outs, failures "
+           "beside nothing and wrong answers with every call answered are not run again")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--fake"]:
-        sys.exit(fake_checks(sys.argv[2], sys.argv[3:]))
-    main()
+    main_or_fake(main, fake_checks, fake_args=1)
