@@ -47,6 +47,13 @@ from grading.submission import ARCHIVES, student_id  # noqa: E402
 from grading.workspace import compile_tests, load_manifest  # noqa: E402
 
 COURSE_ROOT = Path(__file__).resolve().parent.parent
+# What a run can leave out of grading, as grading.toml can for every run: the option, grading.toml's key, the flag of
+# Build that says whether it is graded, and what it is.
+LEAVE_OUT = [
+    ("--no-lesson", "lesson", "with_lesson", "the lesson suite (Nsight Compute counters; one line per chapter)"),
+    ("--no-performance", "performance_tasks", "with_performance",
+     "the performance tasks (Nsight Compute's timing, one line per chapter, 14-47 s each alone on the GPU)"),
+]
 
 
 def grade_build(args):
@@ -163,12 +170,8 @@ def main():
     ap.add_argument("--hide", action="append", default=[], metavar="DIR",
                     help="one more folder the sandbox hides from submissions (e.g. another copy of the solutions); "
                          "the course, the reports, the workspaces, /tmp, /home and /root always are (repeatable)")
-    ap.add_argument("--no-lesson", action="store_true",
-                    help="leave out the lesson suite (Nsight Compute counters; one line per chapter), as "
-                         "grading.toml's lesson = false does")
-    ap.add_argument("--no-performance", action="store_true",
-                    help="leave out the performance tasks (Nsight Compute's timing, one line per chapter, 14-47 s each "
-                         "alone on the GPU), as grading.toml's performance_tasks = false does")
+    for option, key, _, what in LEAVE_OUT:
+        ap.add_argument(option, action="store_true", help=f"leave out {what}, as grading.toml's {key} = false does")
     ap.add_argument("--partial", action="store_true",
                     help="grade even where this machine lacks what some tasks need (a GPU, compute-sanitizer, ncu, "
                          "GPU memory): those are not graded (0 of their points) and every row is flagged partial")
@@ -186,8 +189,8 @@ def main():
     if args.workers < 1 or any(n is not None and n < 1 for n in (args.jobs, args.gpu_slots)):
         ap.error("--workers, --jobs and --gpu-slots take a number of at least 1")
     scheme = points.load(chapters=list(load_manifest()))
-    Build.with_lesson = scheme.lesson and not args.no_lesson
-    Build.with_performance = scheme.performance_tasks and not args.no_performance
+    for option, key, flag, _ in LEAVE_OUT:
+        setattr(Build, flag, getattr(scheme, key) and not getattr(args, option[2:].replace("-", "_")))
     args.course_root = str(COURSE_ROOT)
     known = list(load_manifest())
     args.chapters = [c.strip() for c in args.chapters.split(",")] if args.chapters else None

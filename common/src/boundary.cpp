@@ -94,6 +94,21 @@ const char* init_name(Init i)
     return i == Init::none ? "none" : i == Init::data ? "data" : i == Init::fill ? "fill" : "periodic";
 }
 
+// Reads `text`, a `what` ("request", "reply"), line by line: each line's tokens go to `read_line`, which says
+// whether the line is well formed; the first that is not ends the reading: false, the line (200 bytes) in `why`.
+template <class ReadLine>
+bool read_lines(const std::string& text, const char* what, std::string& why, ReadLine read_line)
+{
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (!read_line(split(line))) {
+            why = std::string("malformed ") + what + " line: " + line.substr(0, 200);
+            return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 const char* to_string(Status status)
@@ -120,10 +135,8 @@ std::string encode(const Request& r)
 bool decode(const std::string& text, Request& r, std::string& why)
 {
     r = Request{};
-    std::istringstream lines(text);
     bool have_op = false;
-    for (std::string line; std::getline(lines, line);) {
-        const auto t = split(line);
+    const bool well_formed = read_lines(text, "request", why, [&](const std::vector<std::string>& t) {
         const std::string& key = t[0];
         bool ok = false;
         if (key == "op" && t.size() == 2) {
@@ -174,11 +187,9 @@ bool decode(const std::string& text, Request& r, std::string& why)
             ok = to_signed(t[1], id);
             r.out_arena = static_cast<int>(id);
         }
-        if (!ok) {
-            why = "malformed request line: " + line.substr(0, 200);
-            return false;
-        }
-    }
+        return ok;
+    });
+    if (!well_formed) return false;
     if (!have_op) why = "a request without an operation";
     return have_op;
 }
@@ -195,10 +206,8 @@ std::string encode(const Reply& r)
 bool decode(const std::string& text, Reply& r, std::string& why)
 {
     r = Reply{};
-    std::istringstream lines(text);
     bool have_status = false;
-    for (std::string line; std::getline(lines, line);) {
-        const auto t = split(line);
+    const bool well_formed = read_lines(text, "reply", why, [&](const std::vector<std::string>& t) {
         bool ok = false;
         if (t[0] == "status" && t.size() == 2) {
             ok = t[1] == "ok" || t[1] == "rejected" || t[1] == "error";
@@ -215,11 +224,9 @@ bool decode(const std::string& text, Reply& r, std::string& why)
             ok = true;
             r.fatal = t[1] == "1";
         }
-        if (!ok) {
-            why = "malformed reply line: " + line.substr(0, 200);
-            return false;
-        }
-    }
+        return ok;
+    });
+    if (!well_formed) return false;
     if (!have_status) why = "a reply without a status";
     return have_status;
 }

@@ -123,6 +123,20 @@ Call& Call::add(boundary::BufferSpec spec, const std::shared_ptr<Arena>& source)
 }
 
 namespace {
+// Where a buffer stands in the runner's memory (lead, count and tail elements of elem bytes) and how it starts.
+boundary::BufferSpec laid_out(boundary::Role role, std::size_t elem, std::size_t lead, std::size_t count,
+                              std::size_t tail, boundary::Init init)
+{
+    boundary::BufferSpec b;
+    b.role = role;
+    b.elem = elem;
+    b.lead = lead;
+    b.count = count;
+    b.tail = tail;
+    b.init = init;
+    return b;
+}
+
 boundary::BufferSpec from_input(const Input& data, std::size_t first, std::size_t count, std::size_t lead,
                                 std::size_t tail, boundary::Role role)
 {
@@ -130,13 +144,7 @@ boundary::BufferSpec from_input(const Input& data, std::size_t first, std::size_
         throw std::logic_error("Call: elements outside the input (first " + std::to_string(first) + ", count " +
                                std::to_string(count) + ", lead " + std::to_string(lead) + ", input " +
                                std::to_string(data.size()) + ")");
-    boundary::BufferSpec b;
-    b.role = role;
-    b.elem = data.elem();
-    b.lead = lead;
-    b.count = count;
-    b.tail = tail;
-    b.init = boundary::Init::data;
+    boundary::BufferSpec b = laid_out(role, data.elem(), lead, count, tail, boundary::Init::data);
     b.offset = (first - lead) * data.elem();
     return b;
 }
@@ -154,37 +162,21 @@ Call& Call::inout(const Input& data, std::size_t first, std::size_t count, std::
 
 Call& Call::periodic(const Input& period, std::size_t count, boundary::Role role, std::size_t lead)
 {
-    boundary::BufferSpec b;
-    b.role = role;
-    b.elem = period.elem();
-    b.lead = lead;
-    b.count = count;
-    b.init = boundary::Init::periodic;
+    boundary::BufferSpec b = laid_out(role, period.elem(), lead, count, 0, boundary::Init::periodic);
     b.period = period.size();
     return add(b, period.arena());
 }
 
 Call& Call::filled(std::size_t elem, std::size_t count, unsigned char byte, boundary::Role role, std::size_t lead)
 {
-    boundary::BufferSpec b;
-    b.role = role;
-    b.elem = elem;
-    b.lead = lead;
-    b.count = count;
-    b.init = boundary::Init::fill;
+    boundary::BufferSpec b = laid_out(role, elem, lead, count, 0, boundary::Init::fill);
     b.fill = byte;
     return add(b, nullptr);
 }
 
 Call& Call::output(std::size_t elem, std::size_t count, unsigned char poison, std::size_t tail, std::size_t lead)
 {
-    boundary::BufferSpec b;
-    b.role = boundary::Role::out;
-    b.elem = elem;
-    b.lead = lead;
-    b.count = count;
-    b.tail = tail;
-    b.init = boundary::Init::fill;
+    boundary::BufferSpec b = laid_out(boundary::Role::out, elem, lead, count, tail, boundary::Init::fill);
     b.fill = poison;
     b.back = 0;  // placed by the session
     return add(b, nullptr);

@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from fake_checks import FakeBuild, answer, program
+from fake_checks import FakeBuild, answer, finish, main_or_fake, program
 
 CASE = "TODO(02.1) {} case"
 
@@ -123,15 +123,12 @@ def main():
             a.start(), time.sleep(0.2), b.start(), a.join(), b.join()
             what = "a lesson on a rate: never beside the hog" if timed else "a lesson on counts: beside the hog"
             expect(f"5. {what} (re-runs)", results["b"], ({"02.lesson": (PASSED, "")}, want))
-    if problems:
-        sys.exit("confirm_alone_test:\n  " + "\n  ".join(problems))
-    print("confirm_alone_test: a failure beside other tests is run again on its own and that run decides (beside "
-          "its own tests: one at a time; beside another submission's: with the GPU alone, one turn per submission); "
-          "lessons on counts share the GPU, lessons on a rate have it alone; "
-          "time-outs, failures beside nothing and wrong answers with every call answered are not run again")
+    finish("confirm_alone_test", problems,
+           "a failure beside other tests is run again on its own and that run decides (beside its own tests: one at a "
+           "time; beside another submission's: with the GPU alone, one turn per submission); lessons on counts share "
+           "the GPU, lessons on a rate have it alone; time-outs, failures beside nothing and wrong answers with every "
+           "call answered are not run again")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--fake"]:
-        sys.exit(fake_checks(sys.argv[2], sys.argv[3:]))
-    main()
+    main_or_fake(main, fake_checks, fake_args=1)

@@ -1,6 +1,7 @@
 """Fake checks programs for the grader's CPU tests (confirm_alone_test.py, performance_test.py): a test script
 that runs itself as a checks program answers --list-test-cases with one case and, when run, writes doctest's XML
-report of that case; the grader (tools/grading/runner.py) runs them as it runs the real ones."""
+report of that case; the grader (tools/grading/runner.py) runs them as it runs the real ones. Also the entry and
+the end those scripts share."""
 import sys
 from pathlib import Path
 
@@ -29,6 +30,22 @@ def program(folder, name, script, args, env=""):
     path.write_text(f'#!/bin/sh\n{env}exec "{sys.executable}" "{script}" --fake {" ".join(args)} "$@"\n')
     path.chmod(0o755)
     return path
+
+
+def finish(test, problems, proved):
+    """The end of a test: exits 1 with each of its `problems` on a line, or prints what it `proved`."""
+    if problems:
+        sys.exit(f"{test}:\n  " + "\n  ".join(problems))
+    print(f"{test}: {proved}")
+
+
+def main_or_fake(main, fake_checks, fake_args):
+    """A test script's entry: main(), or, when program() runs the script (--fake ARGS... then the grader's
+    arguments), the fake checks program, fake_checks(*ARGS, grader_argv), as the exit code. `fake_args`: how many
+    ARGS the script gives program()."""
+    if sys.argv[1:2] == ["--fake"]:
+        sys.exit(fake_checks(*sys.argv[2:2 + fake_args], sys.argv[2 + fake_args:]))
+    main()
 
 
 class FakeBuild:

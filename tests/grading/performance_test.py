@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fake_checks import FakeBuild, answer, program
+from fake_checks import FakeBuild, answer, finish, main_or_fake, program
 
 CASE = "TODO(07.5) performance: scan_single_pass on 2^28 ints, as a fraction of copy bandwidth"
 
@@ -91,14 +91,11 @@ def main():
                ["TODO(07.5) scan_single_pass", "TODO(07.5) performance"])
         Build.with_performance = False
         expect("--no-performance", [t["name"] for t in build.task_tests()], ["TODO(07.5) scan_single_pass"])
-    if problems:
-        sys.exit("performance_test:\n  " + "\n  ".join(problems))
-    print("performance_test: a performance task passes only with a measurement from its checks and earns its points "
-          "linearly between grading.toml's thresholds; a failed one earns none; bad thresholds are refused; "
-          "--no-performance leaves the task out")
+    finish("performance_test", problems,
+           "a performance task passes only with a measurement from its checks and earns its points linearly between "
+           "grading.toml's thresholds; a failed one earns none; bad thresholds are refused; --no-performance leaves "
+           "the task out")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--fake"]:
-        sys.exit(fake_checks(sys.argv[2], sys.argv[3], sys.argv[4:]))
-    main()
+    main_or_fake(main, fake_checks, fake_args=2)

@@ -24,25 +24,21 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+# Libraries found both by their headers and by their code: those of a C++ namespace (a folder of headers of that
+# name), and those of a C API (headers and functions named with one prefix).
+NAMESPACED = [("CUB", "cub"), ("Thrust", "thrust")]
+PREFIXED = [("cuBLAS", "cublas"), ("cuSPARSE", "cusparse"), ("cuSOLVER", "cusolver"), ("cuFFT", "cufft")]
 HEADERS = [
-    ("CUB", re.compile(r"/cub/")),
-    ("Thrust", re.compile(r"/thrust/")),
+    *[(library, re.compile(rf"/{namespace}/")) for library, namespace in NAMESPACED],
     ("libcu++ algorithms", re.compile(r"/cuda/std/(algorithm|numeric|execution)$|/cuda/std/__numeric/"
                                       r"|/cuda/(algorithm|numeric)$")),
-    ("cuBLAS", re.compile(r"/cublas[^/]*$")),
-    ("cuSPARSE", re.compile(r"/cusparse[^/]*$")),
-    ("cuSOLVER", re.compile(r"/cusolver[^/]*$")),
-    ("cuFFT", re.compile(r"/cufft[^/]*$")),
+    *[(library, re.compile(rf"/{prefix}[^/]*$")) for library, prefix in PREFIXED],
     ("NPP", re.compile(r"/npp[^/]*\.h$")),
     ("the C++ standard library's numeric algorithms", re.compile(r"/c\+\+/[^/]+/(numeric|execution)$")),
 ]
 SYMBOLS = [
-    ("CUB", re.compile(r"\bcub::")),
-    ("Thrust", re.compile(r"\bthrust::")),
-    ("cuBLAS", re.compile(r"\bcublas\w+")),
-    ("cuSPARSE", re.compile(r"\bcusparse\w+")),
-    ("cuSOLVER", re.compile(r"\bcusolver\w+")),
-    ("cuFFT", re.compile(r"\bcufft\w+")),
+    *[(library, re.compile(rf"\b{namespace}::")) for library, namespace in NAMESPACED],
+    *[(library, re.compile(rf"\b{prefix}\w+")) for library, prefix in PREFIXED],
 ]
 
 
