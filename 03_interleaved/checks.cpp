@@ -37,7 +37,6 @@ const Reduction sequential = sequential_task.reductions().front();
 // ---- lessons: one launch on 2^20 elements, block 256, profiled by Nsight Compute ---------------------------
 using course::testing::lesson_block;
 using course::testing::lesson_n;
-constexpr double lesson_blocks = static_cast<double>(lesson_n / lesson_block);
 
 // Shared-memory bank conflicts (loads plus stores) of r's kernel in its lesson subject, as Nsight Compute counts
 // them: the extra passes ("wavefronts") a warp's access needed because it asked one bank for several words.
@@ -50,27 +49,29 @@ std::optional<double> bank_conflicts(const Reduction& r)
     return profile->at(r.op).at(loads) + profile->at(r.op).at(stores);
 }
 
-// The bank conflicts of one block of the strided tree (Task 03.3) by the README's model: 32 banks of 4-byte
-// words, and a warp's access takes as many passes as the most different words it asks one bank for. Counted
-// for the two loads (word index and index + s) and the store of every level, in every warp with a busy lane.
-// For blocks of 256 threads: 70 for the loads and 35 for the stores.
-double strided_conflicts_per_block(int block)
+// The bank conflicts of the strided tree (Task 03.3) in the lesson subject, by the README's model: 32 banks of
+// 4-byte words, and a warp's access takes as many passes as the most different words it asks one bank for.
+// Counted for the two loads (word index and index + s) and the store of every level, in every warp with a busy
+// lane, of every block (blocks of 256 threads: 70 for the loads and 35 for the stores each).
+double strided_model_conflicts()
 {
+    const unsigned block = lesson_block;
     double conflicts = 0;
-    for (unsigned s = 1; s < static_cast<unsigned>(block); s *= 2)
-        for (unsigned warp = 0; warp < static_cast<unsigned>(block) / 32; ++warp)
+    for (unsigned s = 1; s < block; s *= 2)
+        for (unsigned warp = 0; warp < block / 32; ++warp)
             for (unsigned offset : {0u, s, 0u}) {  // load partial[index], load partial[index + s], store
                 std::set<unsigned> words[32];
                 for (unsigned lane = 0; lane < 32; ++lane) {
                     const unsigned index = 2 * s * (warp * 32 + lane);
-                    if (index < static_cast<unsigned>(block)) words[(index + offset) % 32].insert(index + offset);
+                    if (index < block) words[(index + offset) % 32].insert(index + offset);
                 }
                 std::size_t passes = 0;
                 for (const auto& bank : words) passes = std::max(passes, bank.size());
                 if (passes > 1) conflicts += static_cast<double>(passes - 1);
             }
-    return conflicts;
+    return conflicts * static_cast<double>(lesson_n / lesson_block);
 }
+const double strided_model = strided_model_conflicts();
 
 }  // namespace
 
@@ -102,11 +103,10 @@ TEST_CASE("TODO(03.3) lesson: reduce_shared_strided has the bank conflicts of st
     REQUIRE_GPU();
     const auto conflicts = bank_conflicts(strided);
     if (!conflicts) return;
-    const double model = strided_conflicts_per_block(lesson_block) * lesson_blocks;
-    VERIFY(*conflicts >= 0.5 * model,
+    VERIFY(*conflicts >= 0.5 * strided_model,
            "TODO(03.3): reduce_shared_strided has " << *conflicts << " bank conflicts, not even half of the "
-               << model << " that thread tid on word 2*s*tid makes (README, \"Shared-memory banks\"): is it the "
-                  "strided addressing of Harris's reduce1?");
+               << strided_model << " that thread tid on word 2*s*tid makes (README, \"Shared-memory banks\"): is it "
+                  "the strided addressing of Harris's reduce1?");
 }
 
 // ---------------------------------------------------------------------------------------------- 03.4 lesson
@@ -119,9 +119,8 @@ TEST_CASE("TODO(03.4) lesson: reduce_shared_sequential has under 1/20 of the str
     REQUIRE_GPU();
     const auto conflicts = bank_conflicts(sequential);
     if (!conflicts) return;
-    const double by_model = strided_conflicts_per_block(lesson_block) * lesson_blocks;
-    VERIFY(*conflicts * 20 < by_model,
+    VERIFY(*conflicts * 20 < strided_model,
            "TODO(03.4): reduce_shared_sequential has " << *conflicts << " bank conflicts, not under 1/20 of the "
-               << by_model << " of strided addressing: do the busy lanes of a warp read consecutive words "
+               << strided_model << " of strided addressing: do the busy lanes of a warp read consecutive words "
                   "(thread tid < s adds word tid + s)?");
 }
