@@ -8,9 +8,8 @@ For every GPU chapter (its meson.build's topic, not host_only), read from the pr
   - every step's task is one of the chapter's graded tasks (Meson's TODO(NN.k) tests) or "given";
   - the steps flagged `large` are the tasks of Meson's large_tasks, those with a `lesson` metric its
     lesson_tasks, the one flagged `timed` (the chapter's last step, if any) its performance_task, whose case the
-    checks register; the lessons on a rate (a metric per second or a percentage of a peak) are its timed_lessons
-    (graded with the GPU alone; a count is the same beside other programs); every lesson metric is judged in
-    checks.cpp and printed by tools/profile.sh;
+    checks register; every lesson
+    metric is judged in checks.cpp and printed by tools/profile.sh;
   - every mutant (tests/mutants/NN_name.toml) names a graded task and a student file of the chapter;
   - tools/profile.sh profiles the chapter through its demo, <topic>_demo;
   - tools/grading/student_files.json takes the chapter's student file, starter/<topic>_student.cu[h].
@@ -28,7 +27,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 from lint_chapters import meson_var  # noqa: E402
 
 TASK_TEST = re.compile(r"^TODO\((\d\d\.\d+)\) ?(large|lesson|performance)?")
-RATE = re.compile(r"pct_of_peak|per_second")  # an Nsight Compute metric that is a rate, not a count
 
 
 def listed(program, *args):
@@ -83,11 +81,6 @@ def main():
                 bad(f"step {s['name']} names task {s['task']}, which is not graded (Meson's tasks: {sorted(graded)})")
         flagged = {"large": {s["task"] for s in steps if s["large"]}, "lesson": {s["task"] for s in steps if s["lesson"]},
                    "performance": {s["task"] for s in steps if s["timed"]}}
-        timed_lessons = {t["name"][5:].split(")")[0] for t in tests
-                         if f"{name}:lesson" in t["suite"] and f"{name}:timed" in t["suite"]}
-        on_rates = {s["task"] for s in steps if RATE.search(s["lesson"])}
-        if timed_lessons != on_rates:
-            bad(f"the lessons on a rate are of tasks {sorted(on_rates)}, Meson's timed_lessons {sorted(timed_lessons)}")
         for kind in ("large", "lesson", "performance"):
             if flagged[kind] != by_test[kind]:
                 bad(f"the steps flagged {kind} are of tasks {sorted(flagged[kind])}, Meson's "

@@ -12,9 +12,7 @@ with every call answered (its checks write 0 to COURSE_CALL_FAULTS: a verdict no
   3. one submission, one test at a time: a broken test ran beside nothing and is not run again;
   4. beside another submission's hog, a submission's three failures (two broken, one victim) are run again in
      ONE turn alone on the GPU (emptying the GPU once per submission, not once per failed test): 3 re-runs; its
-     wrong answer is not run again;
-  5. beside another submission's hog, a lesson on counts (suite lesson) runs beside it, sees it and is run again
-     alone (1 re-run); a lesson on a rate (suites lesson and timed) waits for the GPU alone: it never sees the hog.
+     wrong answer is not run again.
 Exits 1 with what went otherwise."""
 import os
 import sys
@@ -59,10 +57,10 @@ def main():
         tmp = Path(tmp)
         marker = tmp / "marker"
 
-        def test(task, role, timeout=30, kind=None, suites=()):  # a checks program per role: the grader lists
-            checks = program(tmp, f"{role}_checks", __file__, [role], env=f'FAKE_MARKER="{marker}" ')  # its cases once
-            return {"name": f"TODO({task}) {kind or role}", "cmd": [str(checks)], "timeout": timeout,
-                    "suite": ["02_neighbored:gpu"] + [f"02_neighbored:{s}" for s in suites]}
+        def test(task, role, timeout=30):  # a checks program per role: the grader lists each one's cases once
+            checks = program(tmp, f"{role}_checks", __file__, [role], env=f'FAKE_MARKER="{marker}" ')
+            return {"name": f"TODO({task}) {role}", "cmd": [str(checks)], "timeout": timeout,
+                    "suite": ["02_neighbored:gpu"]}
 
         def grade(build, jobs, share, out):
             waited = {}
@@ -113,21 +111,10 @@ def main():
         expect("4. the victim", results["b"][0]["02.2"][0], PASSED)
         expect("4. the wrong answer", results["b"][0]["02.5"][0], FAILED)
         expect("4. turns alone on the GPU for three re-runs", share.turns, 1)
-
-        for timed, want in ((False, 1), (True, 0)):  # the hog starts first; the lesson comes after it has begun
-            share, results = GpuShare(8, 80.0), {}
-            hog = FakeBuild(tmp, test("02.1", "hog"))
-            lesson = FakeBuild(tmp, test("02.2", "victim", kind="lesson", suites=["lesson"] + ["timed"] * timed))
-            a = threading.Thread(target=lambda: results.update(a=grade(hog, 1, share, "5a")))
-            b = threading.Thread(target=lambda: results.update(b=grade(lesson, 1, share, "5b")))
-            a.start(), time.sleep(0.2), b.start(), a.join(), b.join()
-            what = "a lesson on a rate: never beside the hog" if timed else "a lesson on counts: beside the hog"
-            expect(f"5. {what} (re-runs)", results["b"], ({"02.lesson": (PASSED, "")}, want))
     finish("confirm_alone_test", problems,
            "a failure beside other tests is run again on its own and that run decides (beside its own tests: one at a "
-           "time; beside another submission's: with the GPU alone, one turn per submission); lessons on counts share "
-           "the GPU, lessons on a rate have it alone; time-outs, failures beside nothing and wrong answers with every "
-           "call answered are not run again")
+           "time; beside another submission's: with the GPU alone, one turn per submission); time-outs, failures "
+           "beside nothing and wrong answers with every call answered are not run again")
 
 
 if __name__ == "__main__":

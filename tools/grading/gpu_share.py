@@ -4,8 +4,8 @@ A correctness test only needs its answers checked, not the GPU to itself: tests 
 side by side, up to `slots` programs (they are CPU-bound under compute-sanitizer) and `memory` GiB of declared
 GPU memory. A `large` test declares what it needs (its chapter's large_gpu_memory_gib, in COURSE_GPU_MEMORY_GIB)
 and waits until that much is free, so that it never finds too little and skips; every other test counts
-SMALL_TEST_GIB. A test that needs the GPU alone (timed by Nsight Compute: a performance task, a lesson on a
-rate) waits for the GPU to empty and holds it; while one waits, no new test starts, so that it is not starved.
+SMALL_TEST_GIB. A test that needs the GPU alone (the lesson suite: Nsight Compute's counters) waits for the GPU
+to empty and holds it; while one waits, no new test starts, so that it is not starved.
 
 Each place is taken for an owner (one submission's tests): contended() says whether a test of another owner
 held a place at any time during the calling thread's last one, so that a failure beside another submission can

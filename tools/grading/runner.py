@@ -186,9 +186,6 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     def alone(test):  # GBs of GPU memory (large), the GPU's counters (lesson) or its time: after the shared tests
         return bool(suites(test) & {"large", "lesson", "performance"})
 
-    def needs_gpu_alone(test):  # timed by Nsight Compute: the performance tests and the lessons on a rate
-        return is_performance(test["name"]) or "timed" in suites(test)
-
     # Tests whose checks ended normally with every runner call answered (COURSE_CALL_FAULTS read "0"): their
     # failures are verdicts on answers, which no neighbour can change (a neighbour can take the GPU's memory or
     # slow it down: a call then ends in an error or a time-out instead)
@@ -303,23 +300,22 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
                 outcomes[i] = Outcome(tests[i]["name"], FAILED, f"not run: '{blocker}' timed out (a hung kernel)")
             else:
                 later.append(i)
-    timed = [i for i in later if needs_gpu_alone(tests[i])]
-    beside = [i for i in later if i not in timed]
-    # On a shared GPU the large tests run side by side as their declared memory allows, and so do the lessons that
-    # count events (instructions, branches, bank conflicts: the same counts beside other programs, measured on an
-    # H100, README "Grading at scale"); the performance tests and the lessons on a rate (Nsight Compute times them)
-    # one after the other in the turn alone below. Without a shared GPU, each runs alone in turn.
+    on_counters = [i for i in later if is_lesson(tests[i]["name"]) or is_performance(tests[i]["name"])]
+    large = [i for i in later if i not in on_counters]
+    # On a shared GPU the large tests run side by side as their declared memory allows, and the lesson and
+    # performance tests (Nsight Compute) one after the other in the turn alone below. Without one, each runs
+    # alone in turn.
     with ThreadPoolExecutor(max_workers=max(1, jobs) if gpu_share else 1) as pool:
-        for i, outcome in zip(beside, pool.map(run_one, beside)):
+        for i, outcome in zip(large, pool.map(run_one, large)):
             outcomes[i] = outcome
-    # The failures to confirm and the timed tests, in one turn alone on a shared GPU: emptying it once per
-    # submission, not once per test (what waits for it holds back every other submission).
-    again = to_confirm(shared + (beside if gpu_share else []))
-    timed_on_gpu = [i for i in timed if "gpu" in suites(tests[i])]
-    with gpu_share.use(alone=True) if gpu_share and (timed_on_gpu or again) else nullcontext(0.0) as wait:
+    # The failures to confirm and the tests on the GPU's counters or its time, in one turn alone on a shared GPU:
+    # emptying it once per submission, not once per test (what waits for it holds back every other submission).
+    again = to_confirm(shared + (large if gpu_share else []))
+    gpu_counters = [i for i in on_counters if "gpu" in suites(tests[i])]
+    with gpu_share.use(alone=True) if gpu_share and (gpu_counters or again) else nullcontext(0.0) as wait:
         waited["gpu"] += wait
         confirm(again)
-        for i in timed:
+        for i in on_counters:
             outcomes[i] = run_timed(i)
 
     tasks = {}
