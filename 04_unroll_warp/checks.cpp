@@ -15,7 +15,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -70,18 +69,10 @@ const Launcher float_in_double{"reduce_vectorized_float", "reduce_vectorized_flo
                                sizeof(float), sizeof(double), {{"accumulator_bits", 64}}};
 const Launcher float_in_float{"reduce_vectorized_float", "reduce_vectorized_float (float accumulation)",
                               sizeof(float), sizeof(float), {{"accumulator_bits", 32}}};
-Launcher on(Launcher l, const std::pair<std::string, long long>& workspace)
+Launcher on(Launcher l, const std::pair<std::string, long long>& workspace = new_workspace())
 {
     l.params.insert(l.params.begin(), workspace);
     return l;
-}
-
-// The other 04.6 launchers' bad arguments (one workspace for the three).
-void check_other_vectorized_rejects(const course::testing::Reduction&)
-{
-    const auto workspace = new_workspace();
-    for (const Launcher* l : {&float_in_double, &float_in_float, &vectorized_bytes})
-        course::testing::check_rejects_naming("TODO(04.6)", on(*l, workspace));
 }
 
 const auto unrolling =
@@ -98,7 +89,12 @@ const auto warp = int_task("TODO(04.5)", "reduce_shfl/cg/redux", {"reduce_shfl",
 const auto vectorized =  // block_sum<ShflWarpSum>; starts 0 and 3 past 2^31 elements
     int_task("TODO(04.6)", "reduce_vectorized", {"reduce_vectorized"}, {shfl})
         .workspace_per_case()
-        .rejects_also("those of reduce_vectorized_float and _bytes", check_other_vectorized_rejects)
+        .rejects_also("those of reduce_vectorized_float and _bytes",
+                      [](const course::testing::Reduction&) {
+                          const auto workspace = new_workspace();  // one for the three
+                          for (const Launcher* l : {&float_in_double, &float_in_float, &vectorized_bytes})
+                              course::testing::check_rejects_naming("TODO(04.6)", on(*l, workspace));
+                      })
         .large(large_n, large_period, {32, 256, 1024}, {0, 3})
         .performance("reduce_vectorized");
 COURSE_REDUCTION_TASKS(unrolling, syncwarp, complete, grid, warp, vectorized);
@@ -113,40 +109,29 @@ std::function<void()> gated(std::function<void()> check)
     };
 }
 
-// The standard sizes plus sizes around multiples of 4 (ints, floats) and 16 (bytes): the vector body, the
-// scalar head and the scalar tail each get empty, partial and full cases.
-std::vector<std::size_t> vector_sizes(int block)
-{
-    return course::testing::sizes_with(
-        block, {3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 4096, 4097, 65535, 65536, 65537});
-}
-// Bytes: also around 32 and 256.
-std::vector<std::size_t> byte_sizes(int block)
-{
-    std::vector<std::size_t> sizes = vector_sizes(block);
-    sizes.insert(sizes.end(), {31, 32, 33, 255, 256, 257});
-    return course::testing::sizes_with(block, sizes);
-}
-
-const std::vector<std::size_t> int_firsts = {0, 1, 2, 3};
-const std::vector<std::size_t> byte_firsts = {0, 1, 2, 3, 5, 8, 15};
-
 std::string at_first(std::size_t first)
 {
     return first == 0 ? std::string() : " starting " + std::to_string(first) + " element(s) past a 16-byte boundary";
 }
 
-// Every call of `l` (every block x start x size of `sizes`) on data[first, first + n), from a buffer that also
-// holds the `first` elements before them (a misaligned pointer for first > 0): once it returned and left its
-// input unchanged, judge(what, its total, n, the reference of data[first, first + n)).
+// Every call of `l` on data[first, first + n), from a buffer that also holds the `first` elements before them (a
+// misaligned pointer for first > 0): once it returned and left its input unchanged, judge(what, its total, n, the
+// reference of data[first, first + n)). Every block x start x size: starts 0-3 (bytes also 5, 8 and 15); the
+// standard sizes plus sizes around multiples of 4 (ints, floats) and 16 (bytes; bytes also around 32 and 256), so
+// that the vector body, the scalar head and the scalar tail each get empty, partial and full cases.
 template <class Total, class T, class R, class Judge>
-void check_starts(const Launcher& l, const course::testing::RangeData<T, R>& data,
-                  const std::vector<std::size_t>& firsts, const course::testing::Sizes& sizes, const std::string& of,
+void check_starts(const Launcher& l, const course::testing::RangeData<T, R>& data, const std::string& of,
                   const Judge& judge)
 {
+    std::vector<std::size_t> firsts = {0, 1, 2, 3};
+    std::vector<std::size_t> sizes = {3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4095, 4096, 4097, 65535, 65536, 65537};
+    if constexpr (sizeof(T) == 1) {
+        firsts.insert(firsts.end(), {5, 8, 15});
+        sizes.insert(sizes.end(), {31, 32, 33, 255, 256, 257});
+    }
     for (int block : course::testing::power_of_two_blocks())
         for (std::size_t first : firsts)
-            for (std::size_t n : sizes(block)) {
+            for (std::size_t n : course::testing::sizes_with(block, sizes)) {
                 const std::string what = call(l.name, n, block) + at_first(first) + of;
                 const bool back = n <= course::testing::checked_input_limit;
                 auto c = l.call(n, block);
@@ -163,12 +148,10 @@ void check_starts(const Launcher& l, const course::testing::RangeData<T, R>& dat
 
 // Exact sums of ints or bytes.
 template <class T>
-void check_exact(const Launcher& l, const std::vector<T>& values, const std::vector<std::size_t>& firsts,
-                 const course::testing::Sizes& sizes)
+void check_exact(const Launcher& l, const std::vector<T>& values)
 {
     const course::testing::RangeData<T, std::int64_t> data(values, course::sum_reference);
-    check_starts<long long>(l, data, firsts, sizes, "", [](const std::string& what, long long got, std::size_t,
-                                                           std::int64_t sum) {
+    check_starts<long long>(l, data, "", [](const std::string& what, long long got, std::size_t, std::int64_t sum) {
         CHECK_RESULT("TODO(04.6)", what, got, sum);
     });
 }
@@ -181,38 +164,28 @@ std::string precise(double x)
     return s.str();
 }
 
-// Float sums with double accumulation. Every element passes through at most n - 1 rounded double additions,
-// in whatever order the GPU takes, so |got - exact| <= gamma(n - 1) * sum|x| with gamma(k) = k u / (1 - k u),
-// u = 2^-53; the compensated reference is within about u |exact| <= u sum|x| of the exact sum. 2 n u sum|x|
-// bounds both together (see the README).
-double double_accumulation_tolerance(std::size_t n, double sum_abs)
-{
-    return 2.0 * static_cast<double>(n) * 0x1p-53 * sum_abs;
-}
-
 // The compensated sum of a range of floats and the sum of their magnitudes.
 struct FloatSums {
     double sum, sum_abs;
 };
-FloatSums float_sums(const float* x, std::size_t n)
-{
-    return {course::sum_reference(x, n), course::sum_abs_reference(x, n)};
-}
 
-// Every float sum of `l` (Total: its accumulator; every block x start x size) within
-// double_accumulation_tolerance of the compensated reference, or, `exact`, equal to it.
+// Every float sum of `l` (Total: its accumulator) equal to the compensated reference if `exact`, else (double
+// accumulation) within 2 n u sum|x| of it, u = 2^-53: every element passes through at most n - 1 rounded double
+// additions, in whatever order the GPU takes, so |got - exact| <= gamma(n - 1) * sum|x| with gamma(k) = k u /
+// (1 - k u); the compensated reference is within about u |exact| <= u sum|x| of the exact sum. 2 n u sum|x| bounds
+// both together (see the README).
 template <class Total>
 void check_floats(const Launcher& l, const std::vector<float>& values, const std::string& of, bool exact)
 {
-    const course::testing::RangeData<float, FloatSums> data(values, float_sums);
-    check_starts<Total>(l, data, int_firsts, vector_sizes, of,
-                        [exact](const std::string& what, Total got, std::size_t n, const FloatSums& expected) {
-                            const double within = exact ? 0.0 : double_accumulation_tolerance(n, expected.sum_abs);
-                            VERIFY(std::fabs(static_cast<double>(got) - expected.sum) <= within,  // also fails for NaN
-                                   "TODO(04.6): " << what << " returned " << precise(static_cast<double>(got))
-                                                  << ", expected " << precise(expected.sum)
-                                                  << (within > 0 ? " +- " + precise(within) : std::string()));
-                        });
+    const course::testing::RangeData<float, FloatSums> data(values, [](const float* x, std::size_t n) {
+        return FloatSums{course::sum_reference(x, n), course::sum_abs_reference(x, n)};
+    });
+    check_starts<Total>(l, data, of, [exact](const std::string& what, Total got, std::size_t n, const FloatSums& sums) {
+        const double within = exact ? 0.0 : 2.0 * static_cast<double>(n) * 0x1p-53 * sums.sum_abs;
+        VERIFY(std::fabs(static_cast<double>(got) - sums.sum) <= within,  // also fails for NaN
+               "TODO(04.6): " << what << " returned " << precise(static_cast<double>(got)) << ", expected "
+                              << precise(sums.sum) << (within > 0 ? " +- " + precise(within) : std::string()));
+    });
 }
 
 // Room for the largest standard size from any start.
@@ -240,25 +213,20 @@ void check_two_streams()
     const IntData data[] = {IntData(course::random_ints(largest, seed(11))),
                             IntData(course::random_ints(largest, seed(12)))};
     const auto workspace = new_workspace();
-    const std::pair<std::size_t, std::size_t> sizes[] = {{(1u << 16) + 3, (1u << 15) + 1}, {largest, (1u << 23) + 1}};
-    for (const auto& [n_a, n_b] : sizes)
+    const std::size_t sizes[][2] = {{(1u << 16) + 3, (1u << 15) + 1}, {largest, (1u << 23) + 1}};  // stream A, B
+    for (const auto& n : sizes)
         for (int round = 0; round < 5; ++round) {
-            const std::string what = "reduce_vectorized on two streams (n=" + std::to_string(n_a) + " and " +
-                                     std::to_string(n_b) + ", block=256, round " + std::to_string(round) + ")";
-            const auto got = course::checker::run(course::checker::Call("reduce_vectorized on two streams", n_a, 256)
-                                                      .param(workspace.first, workspace.second)
-                                                      .param("n_b", static_cast<long long>(n_b))
-                                                      .input(data[0].input(), 0, n_a)
-                                                      .output<long long>(1, poison)
-                                                      .input(data[1].input(), 0, n_b)
-                                                      .output<long long>(1, poison));
+            const std::string what = "reduce_vectorized on two streams (n=" + std::to_string(n[0]) + " and " +
+                                     std::to_string(n[1]) + ", block=256, round " + std::to_string(round) + ")";
+            course::checker::Call c("reduce_vectorized on two streams", n[0], 256);
+            c.param(workspace.first, workspace.second).param("n_b", static_cast<long long>(n[1]));
+            for (std::size_t s : {0, 1}) c.input(data[s].input(), 0, n[s]).output<long long>(1, poison);
+            const auto got = course::checker::run(c);
             if (!course::testing::returned("TODO(04.6)", what, got)) return;
-            for (std::size_t s : {0, 1}) {
-                const std::size_t n = s == 0 ? n_a : n_b;
-                CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n, 256) << " on stream " << "AB"[s] << ", beside "
-                                               << "stream " << "BA"[s] << " (round " << round << ")",
-                             got.element<long long>(2 * s + 1), data[s].sum(0, n));
-            }
+            for (std::size_t s : {0, 1})
+                CHECK_RESULT("TODO(04.6)", call("reduce_vectorized", n[s], 256) << " on stream " << "AB"[s]
+                                               << ", beside stream " << "BA"[s] << " (round " << round << ")",
+                             got.element<long long>(2 * s + 1), data[s].sum(0, n[s]));
         }
 }
 
@@ -276,7 +244,7 @@ void check_large_bytes()
         return static_cast<long long>(end / large_period) * whole +
                course::sum_reference(values.data(), end % large_period);
     };
-    const Launcher l = on(vectorized_bytes, new_workspace());
+    const Launcher l = on(vectorized_bytes);
     for (int block : {256, 1024})
         for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
             const std::size_t n = large_n - first;
@@ -292,19 +260,16 @@ void check_large_bytes()
 
 COURSE_TASK_CASES({"TODO(04.6)",
                    "reduce_vectorized: standard sizes and multiples of 4 +-1 x every block x starts 0-3",
-                   gated([] {
-                       check_exact(on(vectorized_ints, new_workspace()),
-                                   course::random_ints(with_starts(16), seed(1)), int_firsts, vector_sizes);
-                   }),
+                   gated([] { check_exact(on(vectorized_ints), course::random_ints(with_starts(16), seed(1))); }),
                    {{"reduce_vectorized_bytes: standard sizes and multiples of 16 +-1 x every block x starts 0-15",
                      gated([] {
                          const auto bytes =
                              course::random_bytes(with_starts(16 * 4), seed(3), course::ByteDistribution::uniform);
-                         check_exact(on(vectorized_bytes, new_workspace()), bytes, byte_firsts, byte_sizes);
+                         check_exact(on(vectorized_bytes), bytes);
                      })},
                     {"reduce_vectorized_float: random floats within 2 n 2^-53 sum|x| (double accumulation)", gated([] {
-                         check_floats<double>(on(float_in_double, new_workspace()),
-                                              course::random_floats(with_starts(16), seed(4)), "", false);
+                         const auto floats = course::random_floats(with_starts(16), seed(4));
+                         check_floats<double>(on(float_in_double), floats, "", false);
                      })},
                     {"reduce_vectorized_float: integer-valued floats summed exactly (double and float accumulation)",
                      gated(check_integer_floats)},
@@ -319,14 +284,12 @@ COURSE_TASK_CASES({"TODO(04.6)",
 // has no ties).
 OccupancyAnswer occupancy_of(const OccupancyKernel& k)
 {
-    const std::pair<int, Limit> allows[] = {
-        {2048 / k.threads_per_block, Limit::threads},
-        {32, Limit::blocks},
-        {65536 / (k.threads_per_block * k.registers_per_thread), Limit::registers},
-        {228 / (k.shared_kib_per_block + 1), Limit::shared_memory},
-    };
-    const auto least = *std::min_element(std::begin(allows), std::end(allows),
-                                         [](const auto& x, const auto& y) { return x.first < y.first; });
+    const auto least = std::min<std::pair<int, Limit>>(
+        {{2048 / k.threads_per_block, Limit::threads},
+         {32, Limit::blocks},
+         {65536 / (k.threads_per_block * k.registers_per_thread), Limit::registers},
+         {228 / (k.shared_kib_per_block + 1), Limit::shared_memory}},
+        [](const auto& x, const auto& y) { return x.first < y.first; });
     return {least.first, least.first * k.threads_per_block / 32, least.second};
 }
 

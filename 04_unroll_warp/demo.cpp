@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iomanip>
 #include <iostream>
 #include <set>
 #include <string>
@@ -34,9 +35,8 @@ void print_distinct_results(const char* label, const course::DeviceBuffer<float>
         reduce_vectorized_float(d_in.data(), total.data(), n, block, workspace);
         results.insert(total.to_host()[0]);
     }
-    std::cout.precision(digits);
-    std::cout << "  reduce_vectorized_float, " << label << ", " << order_runs << " runs: " << results.size()
-              << " distinct result(s):";
+    std::cout << std::setprecision(digits) << "  reduce_vectorized_float, " << label << ", " << order_runs
+              << " runs: " << results.size() << " distinct result(s):";
     for (Total r : results) std::cout << ' ' << r;
     std::cout << '\n';
 }
@@ -52,11 +52,10 @@ bool floats_and_bytes(const course::Args& args, UnrollWarpWorkspace& workspace)
     float forward = 0, backward = 0;
     for (std::size_t i = 0; i < args.n; ++i) forward += floats[i];
     for (std::size_t i = args.n; i > 0; --i) backward += floats[i - 1];
-    std::cout.precision(17);
-    std::cout << "Floats: " << args.n << " random values in [-1, 1), reference sum (double, compensated) "
-              << reference << "\n";
-    std::cout.precision(9);
-    std::cout << "  CPU, float accumulator, index order " << forward << ", reverse order " << backward << '\n';
+    std::cout << std::setprecision(17) << "Floats: " << args.n
+              << " random values in [-1, 1), reference sum (double, compensated) " << reference << '\n'
+              << std::setprecision(9) << "  CPU, float accumulator, index order " << forward << ", reverse order "
+              << backward << '\n';
     course::DeviceBuffer<float> d_floats(args.n);
     d_floats.copy_from_host(floats);
     print_distinct_results<float>("float accumulation", d_floats, args.n, args.block, workspace, 9);
@@ -64,8 +63,8 @@ bool floats_and_bytes(const course::Args& args, UnrollWarpWorkspace& workspace)
     course::DeviceBuffer<double> double_total(1);
     reduce_vectorized_float(d_floats.data(), double_total.data(), args.n, args.block, workspace);
     const double error = std::fabs(double_total.to_host()[0] - reference);
-    std::cout.precision(3);
-    std::cout << "  double accumulation: |error| = " << error << ", bound 2 n 2^-53 sum|x| = " << tolerance
+    std::cout << std::setprecision(3) << "  double accumulation: |error| = " << error
+              << ", bound 2 n 2^-53 sum|x| = " << tolerance
               << "\n  (float addition is not associative, and the blocks' atomicAdds land in a different order\n"
                  "  in every run; in float that changes the last digits, in double it stays far below float\n"
                  "  precision)\n\n";
