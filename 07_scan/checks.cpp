@@ -43,12 +43,11 @@ struct Scan {
     const Scan* earlier;             // the scan it builds on, probed first
 };
 
-std::size_t blelloch_tile(int block) { return 2 * static_cast<std::size_t>(block); }
 std::size_t register_tile(int block) { return static_cast<std::size_t>(block) * scan_items_per_thread; }
 
 const Scan hillis_steele{"TODO(07.1)", "scan_hillis_steele", hillis_steele_max_n, false, false, nullptr};
 const Scan blelloch{"TODO(07.2)", "scan_blelloch", blelloch_max_n, false, false, nullptr};
-const Scan multiblock{"TODO(07.3)", "scan_multiblock", blelloch_tile, true, false, &blelloch};
+const Scan multiblock{"TODO(07.3)", "scan_multiblock", blelloch_max_n, true, false, &blelloch};
 const Scan warp_shuffle{"TODO(07.4)", "scan_warp_shuffle", register_tile, true, true, nullptr};
 const Scan single_pass{"TODO(07.5)", "scan_single_pass", register_tile, true, true, &warp_shuffle};
 const Scan single_pass_float{"TODO(07.5)", "scan_single_pass<float>", register_tile, true, true, &warp_shuffle};
@@ -75,7 +74,6 @@ std::vector<std::size_t> small_sizes(const Scan& s, int block)
     return t < 33 ? std::vector<std::size_t>{1, t} : std::vector<std::size_t>{1, 33, t};
 }
 
-// A call of `s` without its buffers: the kind and, for a multi-tile scan, the max_n of its ScanWorkspace.
 Call scan_call(const Scan& s, ScanKind kind, std::size_t n, int block, std::size_t max_n)
 {
     Call c(s.op, n, block);
@@ -133,8 +131,7 @@ std::string mismatch(const ScanData<T, Acc>& data, ScanKind kind, std::size_t n,
     }
 }
 
-// `s` scanning n elements of `data` into a poisoned output with `guard` poisoned elements after it (and data.first
-// before it); `given`: a runner parameter set to 1 (scan_runner.cpp), or none.
+// `s` scanning n elements of `data`; `given`: a runner parameter set to 1 (scan_runner.cpp), or none.
 template <class T, class Acc>
 Result run_scan(const Scan& s, ScanKind kind, const ScanData<T, Acc>& data, std::size_t n, int block,
                 std::size_t max_n, const char* given = nullptr)
@@ -159,14 +156,15 @@ std::string problem_of(const Scan& s, ScanKind kind, const ScanData<T, Acc>& dat
     return "wrote outside its output (element " + std::to_string(*outside) + ")";
 }
 
-// problem_of(...) of the inclusive, then the exclusive scan, verified: a failure names the task, `what` and the
-// kind. False at the first failure.
+// problem_of(...) of the inclusive, then the exclusive scan, verified: a failure names the task, the call (`on`
+// says on what) and the kind. False at the first failure.
 template <class Data>
 bool check_both_kinds(const Scan& s, const Data& data, std::size_t n, int block, std::size_t max_n,
-                      const std::string& what, bool exact = false)
+                      const std::string& on = "", bool exact = false)
 {
     for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-        const std::string label = course::testing::detail::note_call(s.task, what + " " + to_string(kind));
+        const std::string what = call(s.op, n, block) + on + " " + to_string(kind);
+        const std::string label = course::testing::detail::note_call(s.task, what);
         const std::string problem = problem_of(s, kind, data, n, block, max_n, exact);
         VERIFY(problem.empty(), label << ": " << problem);
         if (!problem.empty()) return false;
@@ -202,7 +200,7 @@ bool earlier_task_works(const Scan& s)
 bool check_size(const Scan& s, const IntData& data, std::size_t n, int block, std::size_t max_n)
 {
     const std::size_t most = capacity(s, block);
-    if (n <= most) return check_both_kinds(s, data, n, block, max_n, call(s.op, n, block));
+    if (n <= most) return check_both_kinds(s, data, n, block, max_n);
     if (!s.multi_tile)
         for (ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive})
             check_rejects(s, n, block, max_n, " (past its limit " + std::to_string(most) + ")", kind);
@@ -227,13 +225,10 @@ void check_scan(const Scan& s)
     b.unique = [&] {
         for (int block : course::testing::power_of_two_blocks()) {
             const std::size_t wraps = std::min(capacity(s, block), wrapping_n);
-            const std::string wrapping_call = call(s.op, wraps, block) + " with wrapping int32 sums";
-            if (!check_both_kinds(s, wrapping, wraps, block, max_n, wrapping_call)) return;
-            if (s.misaligned && block == 256 &&
-                !check_both_kinds(s, misaligned, misaligned_n, block, max_n,
-                                  call(s.op, misaligned_n, block) + " on pointers 4 bytes past 16-byte alignment"))
-                return;
+            if (!check_both_kinds(s, wrapping, wraps, block, max_n, " with wrapping int32 sums")) return;
         }
+        if (s.misaligned)
+            check_both_kinds(s, misaligned, misaligned_n, 256, max_n, " on pointers 4 bytes past 16-byte alignment");
     };
     b.reject = [&](int bad_block) { check_rejects(s, 1, bad_block, max_n); };
     if (s.multi_tile)
@@ -386,9 +381,8 @@ void check_float_scans()
     b.gate = [&] { return earlier_task_works(s); };
     b.sizes = [&](int block) { return sizes(s, block); };
     b.check = [&](std::size_t n, int block) {
-        const std::string what = call(s.op, n, block);
-        return n > largest || (check_both_kinds(s, values, n, block, max_n, what) &&
-                               check_both_kinds(s, whole, n, block, max_n, what + " of whole numbers", true));
+        return n > largest || (check_both_kinds(s, values, n, block, max_n) &&
+                               check_both_kinds(s, whole, n, block, max_n, " of whole numbers", true));
     };
     b.bad_arguments = [&] { check_rejects(s, 1, 100, max_n); };
     course::testing::check_battery(b);

@@ -55,29 +55,24 @@ int main(int argc, char** argv)
         argc, argv, "prefix sums of random ints: the CPU reference and every GPU scan of chapter 07",
         [](ScanProblem& problem, const course::Args& args) {
             if (!args.wants("scan_single_pass")) return;
-            const std::size_t n = args.n;
+            // scan_single_pass on the problem's ScanWorkspace: a look-back that gave up is reported before `wrong`.
+            const auto row = [&](const char* label, auto* in, auto* out, ScanKind kind, auto wrong, auto result) {
+                const auto run = [&, in, out, kind] {
+                    scan_single_pass(in, out, kind, args.n, args.block, problem.scratch);
+                };
+                const auto checked = [&, label, wrong] {
+                    problem.scratch.check(label);
+                    return wrong();
+                };
+                return course::DemoRow{label, args.n, run, checked, result};
+            };
+            problem.demo_rows.push_back(row("scan_single_pass, exclusive", problem.data(), problem.out(),
+                                            ScanKind::exclusive, [&] { return problem.wrong_exclusive(args.n); },
+                                            [&] { return problem.result(args.n); }));
+            problem.demo_rows.back().prepare = [&] { problem.prepare(); };
             const auto floats = std::make_shared<FloatScan>(args);
-            problem.demo_rows.push_back(
-                {"scan_single_pass, exclusive", n,
-                 [&, n] {
-                     scan_single_pass(problem.data(), problem.out(), ScanKind::exclusive, n, args.block,
-                                      problem.scratch);
-                 },
-                 [&, n] {
-                     problem.scratch.check("scan_single_pass, exclusive");
-                     return problem.wrong_exclusive(n);
-                 },
-                 [&, n] { return problem.result(n); }, [&] { problem.prepare(); }});
-            problem.demo_rows.push_back(
-                {"scan_single_pass<float>", n,
-                 [&, n, floats] {
-                     scan_single_pass(floats->d_in.data(), floats->d_out.data(), ScanKind::inclusive, n, args.block,
-                                      problem.scratch);
-                 },
-                 [&, floats] {
-                     problem.scratch.check("scan_single_pass<float>");
-                     return floats->wrong();
-                 },
-                 [floats] { return floats->last(); }});
+            problem.demo_rows.push_back(row("scan_single_pass<float>", floats->d_in.data(), floats->d_out.data(),
+                                            ScanKind::inclusive, [floats] { return floats->wrong(); },
+                                            [floats] { return floats->last(); }));
         });
 }
