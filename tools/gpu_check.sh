@@ -9,7 +9,8 @@
 # "04_unroll_warp 07_scan", less the host, large and lesson suites; default: every test the sanitizer setups
 # take), TOOLS (default "memcheck racecheck synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp
 # 07_scan"; default: every chapter with mutants), GRADE_WORKERS, GRADE_SHARES, GRADE_FIXTURES, GRADE_PART,
-# GRADE_GROUPS, GRADE_ARGS (the grade stage: see there).
+# GRADE_GROUPS, GRADE_ARGS (the grade stage: see there), TEST_ALONE=0 (the test stage without its one-at-a-time
+# suites).
 # The results stage writes what docs/results is made from into $OUT/logs/results: every chapter's bench CSVs
 # (--seed 1; --runs 30, 10 for the slow progressions of 02, 03 and 05) and profile.txt.
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
@@ -66,6 +67,7 @@ for stage in "${stages[@]}"; do
             > "$LOGS/test.log" 2>&1
         cp "$build/meson-logs/testlog.json" "$LOGS/test.json"
         note "meson test (solution, 4 at once): $(count "$LOGS/test.json") [$((SECONDS - t0)) s]"
+        [ "${TEST_ALONE:-1}" = 1 ] || continue  # TEST_ALONE=0: not the suites below (the grade stage's fixtures run them)
         t1=$SECONDS
         meson test -C "$build" --print-errorlogs --num-processes 1 --suite large --suite lesson --suite performance \
             > "$LOGS/test-large-lesson.log" 2>&1
