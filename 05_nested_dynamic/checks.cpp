@@ -37,12 +37,11 @@ constexpr const char* no_cdp_support = "this tool does not support CUDA Dynamic 
 constexpr const char* invalid_launch_report =
     "the deliberately invalid device-side launch trips memcheck inside the device runtime (README, Task 05.3)";
 
-// The chapter's reductions as data: the task, the runner's operation (named after the launcher), and whether it
-// runs a launch tree (a NestedWorkspace; the runner then reports what workspace.check() said).
+// The chapter's reductions as data.
 struct Reduction {
     std::string task;  // strings, not const char*: doctest prints a const char* in a message as a pointer
-    std::string op;
-    bool tree;
+    std::string op;    // the runner's operation, named after the launcher
+    bool tree;         // it runs a launch tree (a NestedWorkspace; the runner then reports what workspace.check() said)
 };
 const Reduction nested{"TODO(05.1)", "nested_reduce", true};
 const Reduction strided{"TODO(05.2)", "nested_reduce_strided", true};
@@ -56,13 +55,10 @@ constexpr std::size_t guard = nested_segment;
 // The NestedWorkspace of a call and its test hooks, as the runner's parameters (nested_runner.cpp); without
 // "workspace" the call gets a fresh one of its n. kept(): the case's own, for up to max_n ints.
 using Workspace = std::vector<std::pair<std::string, long long>>;
-Workspace kept(std::size_t max_n, bool widened = false)
+Workspace kept(std::size_t max_n)
 {
-    Workspace w{course::testing::new_workspace(), {"max_n", static_cast<long long>(max_n)}};
-    if (widened) w.emplace_back("widen_race_windows", 1);
-    return w;
+    return {course::testing::new_workspace(), {"max_n", static_cast<long long>(max_n)}};
 }
-const Workspace failing{{"force_launch_failure", 1}};
 
 Call add_workspace(Call c, const Workspace& w)
 {
@@ -74,8 +70,7 @@ Call add_workspace(Call c, const Workspace& w)
 // The tools run every grid 10-100x slower.
 std::chrono::seconds call_limit() { return std::chrono::seconds(course::testing::under_sanitizer() ? 240 : 60); }
 
-// r on data[0, n), with the guard after it; the input comes back (up to checked_input_limit elements), the
-// total is poisoned first.
+// r on data[0, n) and the guard after it, in the workspace `w` when r runs a launch tree.
 Call reduction_call(const Reduction& r, const IntData& data, std::size_t n, const Workspace& w = {})
 {
     Call c(r.op, n);
@@ -96,21 +91,24 @@ std::string wrong_total(const course::checker::Result& got, long long expected, 
     return total == expected ? "" : "returned " + std::to_string(total) + ", expected " + std::to_string(expected);
 }
 
-// Runs `c` (a reduction_call on data[0, n)): it returned, its launch tree finished, the total is the CPU's, and
-// the input and its guard came back unchanged (when they came back). The result when it gave a total at all.
-std::optional<course::checker::Result> check_sum(const std::string& task, const Call& c, const IntData& data,
-                                                 std::size_t n, const std::string& what)
+// Runs `c` (a reduction_call on data[0, n)), named call(op, n) + `how` in a failure: it returned, its launch tree
+// finished, the total is the CPU's, the tree made `launches` device-side launches (when given), and the input and
+// its guard came back unchanged (when they came back).
+void check_sum(const std::string& task, const Call& c, const IntData& data, const std::string& how = "",
+               std::optional<long long> launches = std::nullopt)
 {
-    course::checker::Result got = course::checker::run(c);
+    const std::size_t n = c.n();
+    const std::string what = call(c.op(), n) + how;
+    const course::checker::Result got = course::checker::run(c);
     const std::string wrong = wrong_total(got, data.sum(0, n));
     VERIFY(wrong.empty(), task << ": " << what << " " << wrong);
-    if (!got.ok() || got.value("error")) return std::nullopt;
-    if (c.buffers()[0].back < 0) return got;
+    if (!got.ok() || got.value("error")) return;
+    if (launches) CHECK_RESULT(task, what << " counted device-side launches", got.number("launches"), *launches);
+    if (c.buffers()[0].back < 0) return;
     const std::size_t sent = n + c.buffers()[0].tail;
     const auto mm = course::first_mismatch(data.values(), got.elements<int>(0), sent);
     VERIFY(!mm, task << ": " << what << " changed its input (or the " << c.buffers()[0].tail
                      << " ints after it): " << course::describe(*mm, sent));
-    return got;
 }
 
 // Two trees at once, on two streams with a workspace each: both sums right.
@@ -141,17 +139,15 @@ void check_variant(const Reduction& r, std::uint64_t salt, bool up_to_2_26)
     if (!course::testing::under_sanitizer() && up_to_2_26) sizes.push_back(std::size_t{1} << 26);
     const Workspace w = kept(sizes.back());
     const IntData one_to_eight({1, 2, 3, 4, 5, 6, 7, 8});
-    check_sum(r.task, reduction_call(r, one_to_eight, 8, w), one_to_eight, 8, call(r.op, 8) + " of 1..8");
+    check_sum(r.task, reduction_call(r, one_to_eight, 8, w), one_to_eight, " of 1..8");
     const IntData near_int_max(std::vector<int>(100003, INT_MAX - 7));
-    check_sum(r.task, reduction_call(r, near_int_max, 100003, w), near_int_max, 100003,
-              call(r.op, 100003) + " of values near INT_MAX");
+    check_sum(r.task, reduction_call(r, near_int_max, 100003, w), near_int_max, " of values near INT_MAX");
     const IntData data(course::random_ints(sizes.back() + guard, seed(salt)));
-    for (std::size_t n : sizes) check_sum(r.task, reduction_call(r, data, n, w), data, n, call(r.op, n));
+    for (std::size_t n : sizes) check_sum(r.task, reduction_call(r, data, n, w), data);
     if (r.tree)
         check_two_streams(r);
     else
-        check_sum(r.task, reduction_call(r, data, 999983).on_own_stream(), data, 999983,
-                  call(r.op, 999983) + " on a stream of its own");
+        check_sum(r.task, reduction_call(r, data, 999983).on_own_stream(), data, " on a stream of its own");
 }
 
 // The race windows widened (README, "Check your work"): every warp but the first of each block starts about 200 us
@@ -160,11 +156,12 @@ void check_widened(const Reduction& r)
 {
     REQUIRE_GPU_AND_CDP_TOOLS();
     const IntData data(course::random_ints(100003 + guard, seed(9)));
-    const Workspace w = kept(100003, true);
+    Workspace w = kept(100003);
+    w.emplace_back("widen_race_windows", 1);
     for (int round = 0; round < 3; ++round)
         for (std::size_t n : {300, 1000, 4099, 100003})
-            check_sum(r.task, reduction_call(r, data, n, w), data, n,
-                      call(r.op, n) + " with the race windows widened (some warps of every grid start 200 us late)");
+            check_sum(r.task, reduction_call(r, data, n, w), data,
+                      " with the race windows widened (some warps of every grid start 200 us late)");
 }
 
 // Device-side launches the README's structure makes, counted independently of the chapter's code.
@@ -203,8 +200,7 @@ void check_a_million_launches()
     const std::size_t slots = 1 + n / nested_segment * 8;
     REQUIRE_GPU_MEMORY(slots * 5442 + n * (4 + 4) + (std::size_t{256} << 20));
     const IntData data(course::random_ints(n + guard, seed(10)));
-    check_sum(nested.task, reduction_call(nested, data, n).timeout(std::chrono::seconds(300)), data, n,
-              call(nested.op, n));
+    check_sum(nested.task, reduction_call(nested, data, n).timeout(std::chrono::seconds(300)), data);
 }
 
 // One workspace through all the calls, as a caller would use it: its check() before any reduction, then calls
@@ -220,20 +216,16 @@ void check_bad_arguments()
                "TODO(05.1): NestedWorkspace::check() before any reduction must throw std::logic_error; it "
                    << checked.what());
 
-        const auto check_rejected = [&](Call c, const std::string& what) {
+        const std::pair<Call, std::string> rejected[] = {
+            {Call(r->op, 1001).input(data.input(), 0, 1001).output<long long>(1, poison),
+             call(r->op, 1001) + " with a workspace made for 1000"},
+            {Call(r->op, 10).null(sizeof(int)).output<long long>(1, poison), r->op + " with a null d_in and n = 10"},
+            {Call(r->op, 10).input(data.input(), 0, 10).null(sizeof(long long)), r->op + " with a null d_total"}};
+        for (const auto& [c, what] : rejected)
             course::testing::check_rejected("TODO(05.1)", what, course::checker::run(add_workspace(c, w)));
-        };
-        check_rejected(Call(r->op, 1001).input(data.input(), 0, 1001).output<long long>(1, poison),
-                       call(r->op, 1001) + " with a workspace made for 1000");
-        check_rejected(Call(r->op, 10).null(sizeof(int)).output<long long>(1, poison),
-                       r->op + " with a null d_in and n = 10");
-        check_rejected(Call(r->op, 10).input(data.input(), 0, 10).null(sizeof(long long)),
-                       r->op + " with a null d_total");
 
-        const std::string what = call(r->op, 0) + " of a null pointer";
         const Call empty = add_workspace(Call(r->op, 0).null(sizeof(int)).output<long long>(1, poison), w);
-        if (const auto got = check_sum("TODO(05.1)", empty, data, 0, what))  // a total of 0, no error
-            CHECK_RESULT("TODO(05.1)", what << ": device-side launches", got->number("launches"), 0LL);
+        check_sum("TODO(05.1)", empty, data, " of a null pointer", 0);  // a total of 0, no error, no launch
     }
 }
 
@@ -283,12 +275,8 @@ void check_launch_counts()
     const Workspace w = kept(1000003);
     for (const Reduction* r : trees) {
         if (!variant_works(*r, data)) continue;
-        for (std::size_t n : {1, 2, 3, 5, 512, 513, 1025, 1000003}) {
-            const auto got = check_sum("TODO(05.3)", reduction_call(*r, data, n, w), data, n, call(r->op, n));
-            if (got)
-                CHECK_RESULT("TODO(05.3)", call(r->op, n) << " counted device-side launches", got->number("launches"),
-                             expected_launches(*r, n));
-        }
+        for (std::size_t n : {1, 2, 3, 5, 512, 513, 1025, 1000003})
+            check_sum("TODO(05.3)", reduction_call(*r, data, n, w), data, "", expected_launches(*r, n));
     }
 }
 
@@ -301,7 +289,7 @@ void check_failed_launches()
         if (!variant_works(*r, data)) continue;
         for (std::size_t n : {1, 1000}) {
             const std::string what = call(r->op, n) + " with failing device-side launches";
-            const auto got = course::checker::run(reduction_call(*r, data, n, failing));
+            const auto got = course::checker::run(reduction_call(*r, data, n, {{"force_launch_failure", 1}}));
             if (!course::testing::returned("TODO(05.3)", what, got)) continue;
             const auto error = got.value("error");
             VERIFY(error.has_value(), "TODO(05.3): " << what << " returned " << got.element<long long>(1)
@@ -316,8 +304,7 @@ void check_failed_launches()
             MESSAGE(what << ": " << *error);
         }
         // The failure left nothing behind: the next reduction in the same runner is right.
-        check_sum("TODO(05.3)", reduction_call(*r, data, 1000), data, 1000,
-                  call(r->op, 1000) + " after the failed runs");
+        check_sum("TODO(05.3)", reduction_call(*r, data, 1000), data, " after the failed runs");
     }
 }
 

@@ -24,10 +24,9 @@ using course::testing::call;
 
 namespace {
 
-// The chapter's functions: the task, and the runner's operation named after the function.
 struct Function {
     std::string task;  // a std::string: doctest before 2.4.10 streams a const char* in a message as a pointer
-    std::string name;
+    std::string name;  // the chapter's function, and the runner's operation named after it
 };
 const Function cpu{"TODO(06.1)", "histogram_cpu"};  // a host operation of the runner
 const Function global_atomics{"TODO(06.2)", "histogram_global_atomics"};
@@ -97,28 +96,22 @@ struct Bytes : course::testing::RangeData<std::uint8_t, Histogram256> {
 std::vector<Bytes> make_bytes(const std::vector<ByteKind>& kinds, std::size_t largest_n)
 {
     std::vector<Bytes> bytes;
-    bytes.reserve(kinds.size());  // cases point at them
+    bytes.reserve(kinds.size());
     for (const ByteKind& kind : kinds) bytes.emplace_back(kind, largest_n + max_offset + guard_bytes);
     return bytes;
 }
 
 // ---- one call and its verdict -----------------------------------------------------------------------------
-// n bytes from element `first` of an input, in a buffer that starts at its element 0 (on the device the pointer
-// is then `first` bytes past a 256-byte boundary) and goes on for guard_bytes after them.
-struct Case {
-    const Bytes* bytes;
-    std::size_t first;
-    std::size_t n;
-    int block;  // 0 for histogram_cpu
-};
-
 Call& with_bins(Call& request) { return request.output<unsigned>(histogram_bins, poison, guard_bins, guard_bins); }
 
-// The call returned; its bins count n bytes in all and equal `expected`; the guard words around them kept their
-// poison; the input, when `c` names one, came back unchanged. False at the first thing wrong.
-bool check_bins(const Function& f, const std::string& what, const Result& r, const Histogram256& expected,
-                std::size_t n, const Case* c)
+// Runs `request` with its bins: it returned; its bins count n bytes in all and equal `expected`; the guard words
+// around them kept their poison; the input, when `in` is given, came back unchanged (element 0 of the buffer is
+// element 0 of `in`, the call's pointer is `first` past it). False at the first thing wrong.
+bool check_bins(const Function& f, const std::string& what, Call request, const Histogram256& expected,
+                std::size_t n, const Bytes* in = nullptr, std::size_t first = 0)
 {
+    course::testing::detail::note_call(f.task, what);  // a crash inside it prints the task, the call and the seed
+    const Result r = course::checker::run(with_bins(request));
     if (!course::testing::returned(f.task, what, r)) return false;
     const unsigned* bins = r.elements<unsigned>(1);
     const std::uint64_t total = std::accumulate(bins, bins + histogram_bins, std::uint64_t{0});
@@ -131,30 +124,31 @@ bool check_bins(const Function& f, const std::string& what, const Result& r, con
     const auto outside = course::testing::written_outside(r, 1, histogram_bins, poison);
     VERIFY(!outside, f.task << ": " << what << " wrote outside its 256 bins: d_bins[" << *outside
                             << "] = " << r.whole<unsigned>(1)[guard_bins + *outside]);
-    if (outside || c == nullptr) return !outside;
+    if (outside || in == nullptr) return !outside;
 
-    const std::vector<std::uint8_t> back = r.whole<std::uint8_t>(0);  // from element 0 of c->bytes
-    const auto changed = course::first_mismatch(c->bytes->values(), back.data(), back.size());
+    const std::vector<std::uint8_t> back = r.whole<std::uint8_t>(0);
+    const auto changed = course::first_mismatch(in->values(), back.data(), back.size());
     VERIFY(!changed, f.task << ": " << what << " changed its input: d_in["
-                            << static_cast<long long>(changed->index) - static_cast<long long>(c->first) << "] was "
+                            << static_cast<long long>(changed->index) - static_cast<long long>(first) << "] was "
                             << +changed->expected << ", came back " << +changed->got);
     return !changed;
 }
 
-bool check_case(const Function& f, const Case& c, bool own_stream = false)
+// n bytes from element `first` of `in`, in a buffer that starts at its element 0 (on the device the pointer is
+// then `first` bytes past a 256-byte boundary) and goes on for guard_bytes after them; block 0 for histogram_cpu.
+bool check_case(const Function& f, const Bytes& in, std::size_t first, std::size_t n, int block,
+                bool own_stream = false)
 {
-    const std::string what = call(f.name, c.n, c.block) + " on " + c.bytes->name + ", start pointer +" +
-                             std::to_string(c.first) + (own_stream ? " on a non-blocking stream" : "");
-    course::testing::detail::note_call(f.task, what);  // a crash inside it prints the task, the call and the seed
-    Call request(f.name, c.n, c.block);
-    request.input(c.bytes->input(), c.first, c.n, c.first, guard_bytes);
-    const bool back = c.n <= course::testing::checked_input_limit;  // the input comes back unchanged
+    const std::string what = call(f.name, n, block) + " on " + in.name + ", start pointer +" + std::to_string(first) +
+                             (own_stream ? " on a non-blocking stream" : "");
+    Call request(f.name, n, block);
+    request.input(in.input(), first, n, first, guard_bytes);
+    const bool back = n <= course::testing::checked_input_limit;  // the input comes back unchanged
     if (back) request.returned();
     // On the runner's own non-blocking stream the poison goes first and the copy back follows on that stream
     // only: a launcher whose memset or kernel goes on another stream is read too early.
     if (own_stream) request.on_own_stream();
-    return check_bins(f, what, course::checker::run(with_bins(request)), c.bytes->expected(c.first, c.n), c.n,
-                      back ? &c : nullptr);
+    return check_bins(f, what, request, in.expected(first, n), n, back ? &in : nullptr, first);
 }
 
 // ---- the battery ------------------------------------------------------------------------------------------
@@ -168,21 +162,14 @@ std::vector<std::size_t> sizes_for(int block)
 // each input, start and n is computed once).
 std::size_t offset_for(std::size_t n) { return 1 + n % max_offset; }
 
-// n bytes of every input at `block`, from an aligned and an unaligned start.
-bool check_inputs(const Function& f, const std::vector<Bytes>& inputs, std::size_t n, int block)
+// n bytes of every input at `block`, from each start offset of `firsts` (none: an aligned and an unaligned one).
+bool check_inputs(const Function& f, const std::vector<Bytes>& inputs, std::size_t n, int block,
+                  std::vector<std::size_t> firsts = {})
 {
+    if (firsts.empty()) firsts = {0, offset_for(n)};
     for (const Bytes& in : inputs)
-        if (!check_case(f, {&in, 0, n, block}) || !check_case(f, {&in, offset_for(n), n, block})) return false;
-    return true;
-}
-
-// Sizes around 16 and 4096 bytes from every start offset 0..15, at block 256.
-bool check_every_offset(const Function& f, const std::vector<Bytes>& inputs)
-{
-    for (const Bytes& in : inputs)
-        for (std::size_t first = 0; first <= max_offset; ++first)
-            for (std::size_t n : {1, 15, 16, 17, 4097})
-                if (!check_case(f, {&in, first, n, 256})) return false;
+        for (std::size_t first : firsts)
+            if (!check_case(f, in, first, n, block)) return false;
     return true;
 }
 
@@ -200,16 +187,6 @@ void check_rejected(const Function& f, const Bytes& in, std::size_t n, int block
 }
 const char* const too_large = "n = 2^32 (a 32-bit bin could wrap)";
 
-// n = 0 with a null input: nothing may be read, and the bins must still come back zeroed.
-bool check_empty(const Function& f, int block)
-{
-    Call request(f.name, 0, block);
-    request.null(1);
-    const std::string what = call(f.name, 0, block) + " with d_in = nullptr";
-    course::testing::detail::note_call(f.task, what);
-    return check_bins(f, what, course::checker::run(with_bins(request)), Histogram256{}, 0, nullptr);
-}
-
 // ---- each test case ---------------------------------------------------------------------------------------
 // 06.1: the three distributions at every size from aligned starts; n past histogram_max_n rejected.
 void check_cpu()
@@ -220,11 +197,7 @@ void check_cpu()
     b.task = cpu.task;
     b.blocks = {0};
     b.sizes = [&](int) { return sizes; };
-    b.check = [&](std::size_t n, int) {
-        for (const Bytes& in : inputs)
-            if (!check_case(cpu, {&in, 0, n, 0})) return false;
-        return true;
-    };
+    b.check = [&](std::size_t n, int block) { return check_inputs(cpu, inputs, n, block, {0}); };
     b.bad_arguments = [&] { check_rejected(cpu, inputs.front(), histogram_max_n + 1, 0, false, false, too_large); };
     course::testing::check_battery(b);
 }
@@ -240,10 +213,16 @@ void check_kernel(const Function& f)
     b.sizes = sizes_for;
     b.check = [&](std::size_t n, int block) { return check_inputs(f, inputs, n, block); };
     b.unique = [&] {
-        check_every_offset(f, inputs);
-        check_case(f, {&inputs.front(), offset_for(999983), 999983, 256}, true);
+        // Sizes around 16 and 4096 bytes from every start offset 0..15, at block 256.
+        std::vector<std::size_t> every_offset(max_offset + 1);
+        std::iota(every_offset.begin(), every_offset.end(), std::size_t{0});
+        for (std::size_t n : {1, 15, 16, 17, 4097})
+            if (!check_inputs(f, inputs, n, 256, every_offset)) break;
+        check_case(f, inputs.front(), offset_for(999983), 999983, 256, true);
+        // n = 0 with a null input: nothing may be read, and the bins must still come back zeroed.
         for (int block : course::testing::power_of_two_blocks())
-            if (!check_empty(f, block)) break;
+            if (!check_bins(f, call(f.name, 0, block) + " with d_in = nullptr", Call(f.name, 0, block).null(1), {}, 0))
+                break;
     };
     b.reject = [&](int block) { check_rejected(f, inputs.front(), 100, block, false, false, "a bad block size"); };
     b.bad_arguments = [&] {
@@ -280,21 +259,19 @@ void check_large(const Function& f, bool privatized)
     auto period = course::random_bytes(large_period, course::testing::seed(0x62), course::ByteDistribution::uniform);
     for (std::size_t i = large_period / 2; i < large_period; ++i) period[i] = period[i / 20 * 20];
     // Byte j of d_in is period[(large_first + j) % large_period]: whole periods, then the first r bytes of one.
-    Histogram256 once{}, pattern_bins{}, equal_bins{};
-    for (std::uint8_t b : period) ++once[b];
+    const Histogram256 once = course::histogram_reference(period.data(), large_period);
+    Histogram256 pattern_bins{}, equal_bins{};
     for (std::size_t v = 0; v < histogram_bins; ++v) pattern_bins[v] = large_n / large_period * once[v];
     for (std::size_t j = 0; j < large_n % large_period; ++j) ++pattern_bins[period[(large_first + j) % large_period]];
     const std::uint8_t equal = 0xA7;
     equal_bins[equal] = large_n;
 
-    // The runner repeats `tile` over the buffer.
     const auto check_large_case = [&](const Input& tile, const char* bytes, const Histogram256& expected, int block) {
         const std::string what = call(f.name, large_n, block) + " on " + bytes +
                                  ", start pointer +3 (past 2^31 bytes: is every index 64-bit?)";
-        course::testing::detail::note_call(f.task, what);
         Call request(f.name, large_n, block);
         request.periodic(tile, large_n, course::boundary::Role::in, large_first).timeout(std::chrono::seconds(300));
-        return check_bins(f, what, course::checker::run(with_bins(request)), expected, large_n, nullptr);
+        return check_bins(f, what, request, expected, large_n);
     };
     const Input pattern(period), same(std::vector<std::uint8_t>(16, equal));
     for (int block : privatized ? std::vector<int>{32, 256, 1024} : std::vector<int>{256})
@@ -307,9 +284,8 @@ void check_large(const Function& f, bool privatized)
 course::testing::Performance performance(const Function& f)
 {
     constexpr std::size_t n = std::size_t{1} << 30;
-    course::testing::Performance p{f.task, f.name, "histogram", n, "2^30 bytes", double(n), double(n),
-                                   n + (std::size_t{256} << 20), {uniform.name, identical.name}, nullptr};
-    p.timed = [&f](const std::string& input, std::uint64_t seed) {
+    return {f.task, f.name, "histogram", n, "2^30 bytes", double(n), double(n), n + (std::size_t{256} << 20),
+            {uniform.name, identical.name}, [&f](const std::string& input, std::uint64_t seed) {
         const auto bytes = std::make_shared<const Input>(make(input == uniform.name ? uniform : identical, n, seed));
         const auto expected = std::make_shared<const Histogram256>(
             course::histogram_reference(bytes->data<std::uint8_t>(), n));
@@ -319,8 +295,7 @@ course::testing::Performance performance(const Function& f)
             const auto wrong = course::first_mismatch(expected->data(), r.elements<unsigned>(1), histogram_bins);
             return wrong ? "bins: " + course::describe(*wrong, histogram_bins) : std::string();
         }};
-    };
-    return p;
+    }};
 }
 
 // privatized: the kernel counts in shared memory first, behind barriers (racecheck and synccheck watch them).
@@ -335,8 +310,8 @@ course::testing::TaskCases kernel_cases(const Function& f, bool privatized)
 }  // namespace
 
 // ---- the test cases: each task's battery, its race check (06.3-06.5: their lessons are barriers) and past 2^31
-COURSE_TASK_CASES({cpu.task, "histogram_cpu: every size and byte distribution, bins zeroed first, n > 2^32 - 1 rejected",
-                   check_cpu});
+COURSE_TASK_CASES({cpu.task, "histogram_cpu: every size and byte distribution, bins zeroed first, n > 2^32 - 1 "
+                              "rejected", check_cpu});
 COURSE_TASK_CASES(kernel_cases(global_atomics, false));
 COURSE_TASK_CASES(kernel_cases(shared_atomics, true));
 COURSE_TASK_CASES(kernel_cases(sub_histograms, true));
