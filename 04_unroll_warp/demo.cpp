@@ -56,8 +56,7 @@ bool floats_and_bytes(const course::Args& args, UnrollWarpWorkspace& workspace)
               << " random values in [-1, 1), reference sum (double, compensated) " << reference << '\n'
               << std::setprecision(9) << "  CPU, float accumulator, index order " << forward << ", reverse order "
               << backward << '\n';
-    course::DeviceBuffer<float> d_floats(args.n);
-    d_floats.copy_from_host(floats);
+    const course::DeviceBuffer<float> d_floats(floats);
     print_distinct_results<float>("float accumulation", d_floats, args.n, args.block, workspace, 9);
     print_distinct_results<double>("double accumulation", d_floats, args.n, args.block, workspace, 17);
     course::DeviceBuffer<double> double_total(1);
@@ -72,8 +71,7 @@ bool floats_and_bytes(const course::Args& args, UnrollWarpWorkspace& workspace)
     // Bytes: 16 per load, summed with __dp4a.
     const auto byte_data = course::random_bytes(args.n, args.seed, course::ByteDistribution::uniform);
     const long long byte_expected = course::sum_reference(byte_data.data(), args.n);
-    course::DeviceBuffer<std::uint8_t> d_bytes(args.n);
-    d_bytes.copy_from_host(byte_data);
+    const course::DeviceBuffer<std::uint8_t> d_bytes(byte_data);
     course::DeviceBuffer<long long> byte_total(1);
     byte_total.fill_bytes(0xA5);
     reduce_vectorized_bytes(d_bytes.data(), byte_total.data(), args.n, args.block, workspace);

@@ -22,10 +22,9 @@ struct FloatScan {
     course::DeviceBuffer<float> d_in, d_out;
 
     explicit FloatScan(const course::Args& args)
-        : floats(course::random_floats(args.n, args.seed)), reference(args.n), d_in(args.n), d_out(args.n)
+        : floats(course::random_floats(args.n, args.seed)), reference(args.n), d_in(floats), d_out(args.n)
     {
         course::inclusive_scan_reference(floats.data(), reference.data(), args.n);
-        d_in.copy_from_host(floats);
     }
 
     std::string wrong() const

@@ -1,7 +1,6 @@
 // DeviceBuffer<T>: an owning, move-only array in GPU global memory.
 //
-//   course::DeviceBuffer<int> d_in(host.size());
-//   d_in.copy_from_host(host);
+//   course::DeviceBuffer<int> d_in(host);   // a copy of std::vector<int> host (or d_in(n), then copy_from_host)
 //   kernel<<<g, b>>>(d_in.data(), d_in.size());
 //   std::vector<int> back = d_in.to_host();
 //
@@ -26,6 +25,7 @@ public:
     {
         if (count_ > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
     }
+    explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { copy_from_host(host); }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
     DeviceBuffer(DeviceBuffer&& other) noexcept
