@@ -12,7 +12,9 @@ with every call answered (its checks write 0 to COURSE_CALL_FAULTS: a verdict no
   3. one submission, one test at a time: a broken test ran beside nothing and is not run again;
   4. beside another submission's hog, a submission's three failures (two broken, one victim) are run again in
      ONE turn alone on the GPU (emptying the GPU once per submission, not once per failed test): 3 re-runs; its
-     wrong answer is not run again.
+     wrong answer is not run again;
+  5. a task's large test is not run when the task's test failed for good (a wrong answer), and is run when that
+     failure is run again (a broken test beside others) or the test passed.
 Exits 1 with what went otherwise."""
 import os
 import sys
@@ -39,7 +41,7 @@ def fake_checks(role, argv):
         elif role == "wrong":
             Path(os.environ["COURSE_CALL_FAULTS"]).write_text("0\n")
         time.sleep(0.3)  # the victim looks while the hog holds on
-    ok = role == "hog" or (role == "victim" and not marker.exists())
+    ok = role in ("hog", "large") or (role == "victim" and not marker.exists())
     reason = ("TODO(02.5): reduce_neighbored(n=1, block=32) TIMEOUT: reduce_neighbored did not return within 60 s"
               if role == "call_hung"
               else "kernel launch failed")
@@ -60,7 +62,7 @@ def main():
         def test(task, role, timeout=30):  # a checks program per role: the grader lists each one's cases once
             checks = program(tmp, f"{role}_checks", __file__, [role], env=f'FAKE_MARKER="{marker}" ')
             return {"name": f"TODO({task}) {role}", "cmd": [str(checks)], "timeout": timeout,
-                    "suite": ["02_neighbored:gpu"]}
+                    "suite": ["02_neighbored:gpu"] + (["02_neighbored:large"] if role == "large" else [])}
 
         def grade(build, jobs, share, out):
             waited = {}
@@ -111,10 +113,21 @@ def main():
         expect("4. the victim", results["b"][0]["02.2"][0], PASSED)
         expect("4. the wrong answer", results["b"][0]["02.5"][0], FAILED)
         expect("4. turns alone on the GPU for three re-runs", share.turns, 1)
+
+        tasks = run_tasks(FakeBuild(tmp, test("02.1", "wrong"), test("02.1", "large"), test("02.2", "broken"),
+                                    test("02.2", "large"), test("02.3", "hog"), test("02.3", "large")),
+                          ["02_neighbored"], tmp / "five", gpu_present=True, chapter_timeout=60, jobs=4)
+        large = {task_id: t.tests[-1] for task_id, t in tasks.items()}
+        expect("5. the large test of a wrong answer", (large["02.1"].status, large["02.1"].reason),
+               (FAILED, "not run: 'TODO(02.1) wrong' failed already"))
+        expect("5. the wrong answer's task", tasks["02.1"].reason, "kernel launch failed")
+        expect("5. the large tests of a failure run again and of a pass", (large["02.2"].status, large["02.3"].status,
+                                                                          large["02.3"].seconds > 0), (PASSED, PASSED, True))
     finish("confirm_alone_test", problems,
            "a failure beside other tests is run again on its own and that run decides (beside its own tests: one at a "
            "time; beside another submission's: with the GPU alone, one turn per submission); time-outs, failures "
-           "beside nothing and wrong answers with every call answered are not run again")
+           "beside nothing and wrong answers with every call answered are not run again, nor the large tests of their "
+           "tasks")
 
 
 if __name__ == "__main__":

@@ -287,17 +287,24 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         for i, outcome in zip(shared, pool.map(run_one, shared)):
             outcomes[i] = outcome
     # A kernel that hung already failed its task: its large test, and the chapter's lesson tests (which run the
-    # chapter's kernels under Nsight Compute), would only hang again, one time limit each.
-    hung = {TASK_TEST.match(tests[i]["name"]).group(1, 2): tests[i]["name"] for i in shared
-            if hung_test(outcomes[i])}
+    # chapter's kernels under Nsight Compute), would only hang again, one time limit each. A task whose test
+    # failed for good (a failure to_confirm does not run again) fails whatever its large test finds: that test is
+    # not run either (the lesson tests are graded lines of their own and run).
+    def task_key(i):
+        return TASK_TEST.match(tests[i]["name"]).group(1, 2)
+
+    hung = {task_key(i): tests[i]["name"] for i in shared if hung_test(outcomes[i])}
+    failed = {task_key(i): tests[i]["name"] for i in shared
+              if outcomes[i].status == FAILED and not hung_test(outcomes[i]) and not to_confirm([i])}
     later = []
     for i in runnable:
         if alone(tests[i]):
-            m = TASK_TEST.match(tests[i]["name"])
-            blocker = hung.get(m.group(1, 2)) or (is_lesson(tests[i]["name"]) and
-                                                  next((n for k, n in hung.items() if k[0] == m.group(1)), None))
+            key, lesson = task_key(i), is_lesson(tests[i]["name"])
+            blocker = hung.get(key) or (lesson and next((n for k, n in hung.items() if k[0] == key[0]), None))
             if blocker:
                 outcomes[i] = Outcome(tests[i]["name"], FAILED, f"not run: '{blocker}' timed out (a hung kernel)")
+            elif key in failed and not lesson and not is_performance(tests[i]["name"]):
+                outcomes[i] = Outcome(tests[i]["name"], FAILED, f"not run: '{failed[key]}' failed already")
             else:
                 later.append(i)
     on_counters = [i for i in later if is_lesson(tests[i]["name"]) or is_performance(tests[i]["name"])]
