@@ -121,8 +121,8 @@ def main():
         expect("5. the large test of a wrong answer", (large["02.1"].status, large["02.1"].reason),
                (FAILED, "not run: 'TODO(02.1) wrong' failed already"))
         expect("5. the wrong answer's task", tasks["02.1"].reason, "kernel launch failed")
-        expect("5. the large tests of a failure run again and of a pass", (large["02.2"].status, large["02.3"].status,
-                                                                          large["02.3"].seconds > 0), (PASSED, PASSED, True))
+        expect("5. the large tests of a failure run again and of a pass",
+               (large["02.2"].status, large["02.3"].status, large["02.3"].seconds > 0), (PASSED, PASSED, True))
     finish("confirm_alone_test", problems,
            "a failure beside other tests is run again on its own and that run decides (beside its own tests: one at a "
            "time; beside another submission's: with the GPU alone, one turn per submission); time-outs, failures "
