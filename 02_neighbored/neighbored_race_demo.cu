@@ -52,8 +52,8 @@ int main(int argc, char** argv)
         const unsigned blocks = static_cast<unsigned>(course::ceil_div(args.n, args.block));
         if (blocks == 0) return 0;
 
-        course::DeviceBuffer<int> pristine(args.n), work(args.n);
-        pristine.copy_from_host(input.data);
+        const course::DeviceBuffer<int> pristine(input.data);
+        course::DeviceBuffer<int> work(args.n);
         course::DeviceBuffer<long long> block_sums(blocks);
         const auto count = [&](const char* kernel, auto launch) {
             course::race_demo::report(kernel, course::race_demo::tally(input.expected, [&] {

@@ -64,8 +64,7 @@ int main(int argc, char** argv)
         const course::race_demo::SumInput input = course::race_demo::sum_input(args);
         if (args.n == 0) return 0;
 
-        course::DeviceBuffer<int> d_in(args.n);
-        d_in.copy_from_host(input.data);
+        const course::DeviceBuffer<int> d_in(input.data);
         course::DeviceBuffer<long long> total(1);
         const std::size_t per_block = static_cast<std::size_t>(args.block) * 8;
         const auto blocks = static_cast<unsigned>((args.n + per_block - 1) / per_block);

@@ -85,8 +85,7 @@ int main(int argc, char** argv)
         report("racy_count: (*counter)++ by every thread", threads, count_with(racy_count));
         report("atomic_count: atomicAdd(counter, 1) by every thread", threads, count_with(atomic_count));
         for (const auto dist : {course::ByteDistribution::uniform, course::ByteDistribution::identical}) {
-            course::DeviceBuffer<std::uint8_t> d_in(args.n);
-            d_in.copy_from_host(course::random_bytes(args.n, args.seed, dist));
+            const course::DeviceBuffer<std::uint8_t> d_in(course::random_bytes(args.n, args.seed, dist));
             const std::string bytes = std::string(" on ") + course::to_string(dist) + " bytes";
             report("shared histogram, ++block_bins[b]" + bytes, args.n, histogram_total<false>(d_in));
             report("shared histogram, atomicAdd(&block_bins[b], 1)" + bytes, args.n, histogram_total<true>(d_in));

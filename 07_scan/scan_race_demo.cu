@@ -41,8 +41,8 @@ int main(int argc, char** argv)
         const std::vector<int> ones(args.n, 1);
         std::vector<int> expected(n);
         course::inclusive_scan_reference(ones.data(), expected.data(), n);
-        course::DeviceBuffer<int> d_in(n), d_out(n);
-        d_in.copy_from_host(ones);
+        const course::DeviceBuffer<int> d_in(ones);
+        course::DeviceBuffer<int> d_out(n);
         const int wrong = n == 0 ? 0 : course::race_demo::tally(expected, [&] {
             d_out.fill_bytes(0);
             hillis_steele_single_buffer<<<1, n>>>(d_in.data(), d_out.data());
