@@ -8,7 +8,8 @@ with every call answered (its checks write 0 to COURSE_CALL_FAULTS: a verdict no
   1. one submission, 5 tests at once: the victim passes (run again after the others), the broken test still
      fails, the time-outs (the test's and a call's) are not run again: 2 re-runs;
   2. two submissions at once on one shared GPU (gpu_share.GpuShare), one test each: the victim, beside the other
-     submission's hog, passes when run again with the GPU alone: 1 re-run;
+     submission's hog, passes when run again with the GPU alone: 1 re-run (its run beside the hog kept as
+     <test>.beside.xml and .log, its reason there in grade.json's confirmed_alone);
   3. one submission, one test at a time: a broken test ran beside nothing and is not run again;
   4. beside another submission's hog, a submission's three failures (two broken, one victim) are run again in
      ONE turn alone on the GPU (emptying the GPU once per submission, not once per failed test): 3 re-runs; its
@@ -68,6 +69,8 @@ def main():
             waited = {}
             tasks = run_tasks(build, ["02_neighbored"], tmp / out, gpu_present=True, chapter_timeout=60, jobs=jobs,
                               gpu_share=share, waited=waited)
+            assert [c["beside_others"] for c in waited["confirmed_tests"]] == \
+                ["kernel launch failed"] * waited["confirmed"], waited["confirmed_tests"]
             return {task_id: (t.status, t.reason) for task_id, t in tasks.items()}, waited["confirmed"]
 
         def expect(what, got, want):
@@ -91,6 +94,8 @@ def main():
         a.start(), b.start(), a.join(), b.join()
         expect("2. the other submission's hog", results["a"], ({"02.1": (PASSED, "")}, 0))
         expect("2. the victim beside another submission's hog", results["b"], ({"02.2": (PASSED, "")}, 1))
+        expect("2. its run beside the hog, kept", [(tmp / "b" / f"TODO_02.2_victim.beside.{k}").exists()
+                                                   for k in ("xml", "log")], [True, True])
 
         got, confirmed = grade(FakeBuild(tmp, test("02.3", "broken")), 1, GpuShare(4, 80.0), "three")
         expect("3. a broken test that ran beside nothing", (got["02.3"][0], confirmed), (FAILED, 0))

@@ -182,6 +182,7 @@ def grade_one(batch, worker, path, student, out_root, options):
                                   library_check_seconds=round(look_s, 1), test_seconds=round(tests_s, 1),
                                   gpu_wait_seconds=round(waited["gpu"], 1),
                                   failures_confirmed_alone=waited["confirmed"],
+                                  confirmed_alone=waited.get("confirmed_tests", []),
                                   seconds=round(time.monotonic() - start, 1))
     reports.write_all(record, out_dir)
     return record

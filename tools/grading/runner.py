@@ -179,6 +179,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     waited = waited if waited is not None else {}
     waited.setdefault("gpu", 0.0)
     waited.setdefault("confirmed", 0)
+    waited.setdefault("confirmed_tests", [])
 
     def suites(test):
         return {s.split(":")[-1] for s in test.get("suite", [])}
@@ -216,8 +217,15 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
                 and not answered[i]]
 
     def confirm(indices):
+        """Runs each test again; its run beside others is kept as <test>.beside.xml and .log, and what it
+        said in waited["confirmed_tests"] (grade.json: confirmed_alone)."""
         for i in indices:
             waited["confirmed"] += 1
+            waited["confirmed_tests"].append({"test": tests[i]["name"], "beside_others": outcomes[i].reason[:300]})
+            stem = _safe_name(tests[i]["name"])
+            for kind in ("xml", "log"):
+                if (out_dir / f"{stem}.{kind}").exists():
+                    (out_dir / f"{stem}.{kind}").replace(out_dir / f"{stem}.beside.{kind}")
             outcomes[i] = run_timed(i)
 
     def run_timed(i):
