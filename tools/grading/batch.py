@@ -146,7 +146,7 @@ def grade_one(batch, worker, path, student, out_root, options):
             look_start = time.monotonic()
             return find_forbidden(ws.build_dir, owned, ws.baseline, ws.student_paths), time.monotonic() - look_start
 
-        waited = {"gpu": 0.0, "confirmed": 0}
+        waited = {"gpu": 0.0, "confirmed": []}
         with ThreadPoolExecutor(max_workers=1) as pool:
             forbidden = pool.submit(look)
             lock_start = time.monotonic()
@@ -181,8 +181,8 @@ def grade_one(batch, worker, path, student, out_root, options):
                                   read_seconds=round(read_s, 1), build_seconds=round(build_s, 1),
                                   library_check_seconds=round(look_s, 1), test_seconds=round(tests_s, 1),
                                   gpu_wait_seconds=round(waited["gpu"], 1),
-                                  failures_confirmed_alone=waited["confirmed"],
-                                  confirmed_alone=waited.get("confirmed_tests", []),
+                                  failures_confirmed_alone=len(waited["confirmed"]),
+                                  confirmed_alone=waited["confirmed"],
                                   seconds=round(time.monotonic() - start, 1))
     reports.write_all(record, out_dir)
     return record

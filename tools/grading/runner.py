@@ -164,7 +164,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     submission's runners, same layout). jobs: test programs run at once (correctness checks only: nothing
     graded is timed). gpu_share: where a GPU test takes its place on the GPU (gpu_share.GpuShare; None: it
     just runs); the seconds its tests waited for it are added to waited["gpu"]. A test that failed while other
-    tests ran is run again on its own, and that run decides (confirm(); counted in waited["confirmed"]). A
+    tests ran is run again on its own, and that run decides (confirm(); listed in waited["confirmed"]). A
     chapter's time limit counts only while one of its tests runs, never while they wait.
     """
     blocked = blocked or {}
@@ -178,8 +178,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     clocks = {}
     waited = waited if waited is not None else {}
     waited.setdefault("gpu", 0.0)
-    waited.setdefault("confirmed", 0)
-    waited.setdefault("confirmed_tests", [])
+    waited.setdefault("confirmed", [])
 
     def suites(test):
         return {s.split(":")[-1] for s in test.get("suite", [])}
@@ -218,10 +217,9 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
 
     def confirm(indices):
         """Runs each test again; its run beside others is kept as <test>.beside.xml and .log, and what it
-        said in waited["confirmed_tests"] (grade.json: confirmed_alone)."""
+        said in waited["confirmed"] (grade.json: confirmed_alone)."""
         for i in indices:
-            waited["confirmed"] += 1
-            waited["confirmed_tests"].append({"test": tests[i]["name"], "beside_others": outcomes[i].reason[:300]})
+            waited["confirmed"].append({"test": tests[i]["name"], "beside_others": outcomes[i].reason[:300]})
             stem = _safe_name(tests[i]["name"])
             for kind in ("xml", "log"):
                 if (out_dir / f"{stem}.{kind}").exists():
