@@ -27,8 +27,9 @@ grades/gradebook.csv, summary.html and leaderboard.csv/.html (the performance ta
 by pseudonym unless --leaderboard-names).
 With --workers N, N trusted trees grade N submissions at once, pinned round-robin to the GPUs
 (CUDA_VISIBLE_DEVICES): their builds overlap, and their tests share the GPU (--gpu-share on, the default: the
-large tests scheduled by the GPU memory their chapter declares, the lesson tests alone); with --gpu-share off,
-one submission's whole test phase holds the GPU. Either way the verdicts are the same.
+large tests scheduled by the GPU memory their chapter declares, one lesson test at a time, the performance tests
+alone); with --gpu-share off, one submission's whole test phase holds the GPU. Either way the verdicts are the
+same.
 """
 import argparse
 import os

@@ -6,8 +6,9 @@
 // in CUDA's words, is printed). A GPU test can therefore never pass silently on a machine without a GPU.
 //
 // With COURSE_CALL_FAULTS set (tools/grade.py), a run that ends here writes there how many runner calls ended
-// without an answer, plus the test cases that threw: 0 means every failure was a verdict on answers, which no
-// other program on the GPU can change (the grader then does not run a failed test again alone).
+// without an answer, plus the test cases that threw and the measured rates that fell short: 0 means every
+// failure was a verdict on answers or counts, which no other program on the GPU can change (the grader then
+// does not run a failed test again alone).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "course/battery.hpp"
 #include "course/testing.hpp"
@@ -63,7 +64,8 @@ int exit_with(int code)
 {
     if (const char* path = std::getenv("COURSE_CALL_FAULTS")) {
         if (std::FILE* f = std::fopen(path, "w")) {
-            std::fprintf(f, "%d\n", course::checker::faulted_calls() + cases_thrown);
+            std::fprintf(f, "%d\n", course::checker::faulted_calls() + cases_thrown +
+                                        course::testing::detail::rates_short());
             std::fclose(f);
         }
     }

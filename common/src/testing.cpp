@@ -429,6 +429,19 @@ std::string last_call_noted;
 
 const std::string& detail::last_call() { return last_call_noted; }
 
+namespace {
+int short_rates = 0;
+}  // namespace
+
+bool rate_passes(double rate, double threshold)
+{
+    if (rate > threshold) return true;
+    ++short_rates;
+    return false;
+}
+
+int detail::rates_short() { return short_rates; }
+
 std::string detail::note_call(const std::string& task, const std::string& what)
 {
     last_call_noted = task + ": " + what;

@@ -15,7 +15,10 @@ with every call answered (its checks write 0 to COURSE_CALL_FAULTS: a verdict no
      ONE turn alone on the GPU (emptying the GPU once per submission, not once per failed test): 3 re-runs; its
      wrong answer is not run again;
   5. a task's large test is not run when the task's test failed for good (a wrong answer), and is run when that
-     failure is run again (a broken test beside others) or the test passed.
+     failure is run again (a broken test beside others) or the test passed;
+  6. lesson tests share the GPU with another submission's hog: a passing one takes no turn alone, and one whose
+     measured rate fell short beside the hog (its checks count the shortfall in COURSE_CALL_FAULTS) is run again
+     with the GPU alone, where it passes: 1 re-run, 1 turn alone.
 Exits 1 with what went otherwise."""
 import os
 import sys
@@ -39,10 +42,12 @@ def fake_checks(role, argv):
             marker.unlink()
         elif role == "hung":
             time.sleep(60)
-        elif role == "wrong":
+        elif role in ("wrong", "lesson"):
             Path(os.environ["COURSE_CALL_FAULTS"]).write_text("0\n")
         time.sleep(0.3)  # the victim looks while the hog holds on
-    ok = role in ("hog", "large") or (role == "victim" and not marker.exists())
+        if role == "lesson_rate":  # a rate: lower beside the hog
+            Path(os.environ["COURSE_CALL_FAULTS"]).write_text(f"{int(marker.exists())}\n")
+    ok = role in ("hog", "large", "lesson") or (role in ("victim", "lesson_rate") and not marker.exists())
     reason = ("TODO(02.5): reduce_neighbored(n=1, block=32) TIMEOUT: reduce_neighbored did not return within 60 s"
               if role == "call_hung"
               else "kernel launch failed")
@@ -62,8 +67,10 @@ def main():
 
         def test(task, role, timeout=30):  # a checks program per role: the grader lists each one's cases once
             checks = program(tmp, f"{role}_checks", __file__, [role], env=f'FAKE_MARKER="{marker}" ')
-            return {"name": f"TODO({task}) {role}", "cmd": [str(checks)], "timeout": timeout,
-                    "suite": ["02_neighbored:gpu"] + (["02_neighbored:large"] if role == "large" else [])}
+            lesson = role.startswith("lesson")
+            return {"name": f"TODO({task}) {'lesson: ' if lesson else ''}{role}", "cmd": [str(checks)],
+                    "timeout": timeout, "suite": ["02_neighbored:gpu"] + (["02_neighbored:large"] if role == "large"
+                                                                         else ["02_neighbored:lesson"] if lesson else [])}
 
         def grade(build, jobs, share, out):
             waited = {}
@@ -102,9 +109,9 @@ def main():
         class CountingShare(GpuShare):  # counts the turns alone on the GPU
             turns = 0
 
-            def use(self, gib=None, alone=False, owner=None):
+            def use(self, gib=None, alone=False, owner=None, counters=False):
                 self.turns += alone
-                return super().use(gib, alone, owner)
+                return super().use(gib, alone, owner, counters)
 
         share, results = CountingShare(8, 80.0), {}
         hog = FakeBuild(tmp, test("02.1", "hog"))
@@ -127,11 +134,22 @@ def main():
         expect("5. the wrong answer's task", tasks["02.1"].reason, "kernel launch failed")
         expect("5. the large tests of a failure run again and of a pass",
                (large["02.2"].status, large["02.3"].status, large["02.3"].seconds > 0), (PASSED, PASSED, True))
+
+        for lessons, want in (([test("02.2", "lesson")], (PASSED, 0, 0)),
+                              ([test("02.2", "lesson"), test("02.3", "lesson_rate")], (PASSED, 1, 1))):
+            share, results = CountingShare(8, 80.0), {}
+            hog, lessons = FakeBuild(tmp, test("02.1", "hog")), FakeBuild(tmp, *lessons)
+            a = threading.Thread(target=lambda: results.update(a=grade(hog, 1, share, "6a")))
+            b = threading.Thread(target=lambda: results.update(b=grade(lessons, 4, share, "6b")))
+            a.start(), b.start(), a.join(), b.join()
+            expect(f"6. lessons {[t['name'] for t in lessons.tests]} beside another submission's hog: the lesson "
+                   "line, its re-runs, turns alone", (results["b"][0]["02.lesson"][0], results["b"][1], share.turns),
+                   want)
     finish("confirm_alone_test", problems,
            "a failure beside other tests is run again on its own and that run decides (beside its own tests: one at a "
            "time; beside another submission's: with the GPU alone, one turn per submission); time-outs, failures "
            "beside nothing and wrong answers with every call answered are not run again, nor the large tests of their "
-           "tasks")
+           "tasks; lesson tests share the GPU, and a rate that fell short beside others is run again alone")
 
 
 if __name__ == "__main__":

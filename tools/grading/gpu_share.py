@@ -4,8 +4,11 @@ A correctness test only needs its answers checked, not the GPU to itself: tests 
 side by side, up to `slots` programs (they are CPU-bound under compute-sanitizer) and `memory` GiB of declared
 GPU memory. A `large` test declares what it needs (its chapter's large_gpu_memory_gib, in COURSE_GPU_MEMORY_GIB)
 and waits until that much is free, so that it never finds too little and skips; every other test counts
-SMALL_TEST_GIB. A test that needs the GPU alone (the lesson suite: Nsight Compute's counters) waits for the GPU
-to empty and holds it; while one waits, no new test starts, so that it is not starved.
+SMALL_TEST_GIB. A test on the GPU's counters (the lesson suite, under Nsight Compute) shares the GPU too, but
+never with another one: Nsight Compute serializes its sessions through a lock file in $TMPDIR, and each runner's
+sandbox has a /tmp of its own (two sessions at once got their runners killed, exit code 137: H100, CUDA 13.0).
+A test that needs the GPU alone (a performance task: Nsight Compute's timing) waits for the GPU to empty and
+holds it; while one waits, no new test starts, so that it is not starved.
 
 Each place is taken for an owner (one submission's tests): contended() says whether a test of another owner
 held a place at any time during the calling thread's last one, so that a failure beside another submission can
@@ -33,12 +36,14 @@ class GpuShare:
         self._used = 0.0
         self._alone = False
         self._waiting_alone = 0
+        self._profiling = False  # a test on the counters holds a place
         self._active = []  # [owner, contended] of every place held now
         self._local = threading.local()
 
     @contextmanager
-    def use(self, gib=None, alone=False, owner=None):
-        """Holds a place on the GPU while the block runs; yields the seconds it waited for it."""
+    def use(self, gib=None, alone=False, owner=None, counters=False):
+        """Holds a place on the GPU while the block runs (counters: one on the GPU's counters, beside the others
+        but never beside another such); yields the seconds it waited for it."""
         gib = min(self.memory, SMALL_TEST_GIB if gib is None else max(gib, SMALL_TEST_GIB))
         start = time.monotonic()
         place = [owner, False]
@@ -51,9 +56,10 @@ class GpuShare:
                 self._alone = True
             else:
                 self._cv.wait_for(lambda: not self._alone and not self._waiting_alone and self._running < self.slots
-                                  and self._used + gib <= self.memory)
+                                  and self._used + gib <= self.memory and not (counters and self._profiling))
                 self._running += 1
                 self._used += gib
+                self._profiling = self._profiling or counters
             for other in self._active:
                 if other[0] is not owner:
                     other[1] = place[1] = True
@@ -68,6 +74,7 @@ class GpuShare:
                 else:
                     self._running -= 1
                     self._used -= gib
+                    self._profiling = self._profiling and not counters
                 self._cv.notify_all()
 
     def contended(self):

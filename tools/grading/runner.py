@@ -183,7 +183,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     def suites(test):
         return {s.split(":")[-1] for s in test.get("suite", [])}
 
-    def alone(test):  # GBs of GPU memory (large), the GPU's counters (lesson) or its time: after the shared tests
+    def after_shared(test):  # GBs of GPU memory (large), the GPU's counters (lesson) or its time (performance)
         return bool(suites(test) & {"large", "lesson", "performance"})
 
     # Tests whose checks ended normally with every runner call answered (COURSE_CALL_FAULTS read "0"): their
@@ -193,12 +193,12 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     owner = object()  # this submission's places on a shared GPU
     beside_others = set()  # tests that shared the GPU with another submission's tests
 
-    def run_one(i):  # a shared or large test: its place on the GPU, by the memory it declares
+    def run_one(i):  # a shared, large or lesson test: its place on the GPU, by the memory it declares
         test = tests[i]
         if gpu_share is None or "gpu" not in suites(test):
             return run_timed(i)
         gib = (test.get("env") or {}).get("COURSE_GPU_MEMORY_GIB")
-        with gpu_share.use(float(gib) if gib else None, owner=owner) as wait:
+        with gpu_share.use(float(gib) if gib else None, owner=owner, counters=is_lesson(test["name"])) as wait:
             with lock:
                 waited["gpu"] += wait
             outcome = run_timed(i)
@@ -227,7 +227,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
             outcomes[i] = run_timed(i)
 
     def run_timed(i):
-        key = (chapter_of(task_id_of(tests[i]["name"]), chapters), alone(tests[i]))
+        key = (chapter_of(task_id_of(tests[i]["name"]), chapters), after_shared(tests[i]))
         with lock:
             clock = clocks.setdefault(key, [0.0, 0, 0.0])
             if clock[1] == 0:
@@ -288,7 +288,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
             outcomes[i] = Outcome(test["name"], FAILED, blocked[chapter])
         else:
             runnable.append(i)
-    shared = [i for i in runnable if not alone(tests[i])]
+    shared = [i for i in runnable if not after_shared(tests[i])]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for i, outcome in zip(shared, pool.map(run_one, shared)):
             outcomes[i] = outcome
@@ -304,7 +304,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
               if outcomes[i].status == FAILED and not hung_test(outcomes[i]) and not to_confirm([i])}
     later = []
     for i in runnable:
-        if alone(tests[i]):
+        if after_shared(tests[i]):
             key, lesson = task_key(i), is_lesson(tests[i]["name"])
             blocker = hung.get(key) or (lesson and next((n for k, n in hung.items() if k[0] == key[0]), None))
             if blocker:
@@ -313,22 +313,23 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
                 outcomes[i] = Outcome(tests[i]["name"], FAILED, f"not run: '{failed[key]}' failed already")
             else:
                 later.append(i)
-    on_counters = [i for i in later if is_lesson(tests[i]["name"]) or is_performance(tests[i]["name"])]
-    large = [i for i in later if i not in on_counters]
-    # On a shared GPU the large tests run side by side as their declared memory allows, and the lesson and
-    # performance tests (Nsight Compute) one after the other in the turn alone below. Without one, each runs
+    timed = [i for i in later if is_performance(tests[i]["name"])]
+    beside = [i for i in later if i not in timed]
+    # On a shared GPU the large tests run side by side as their declared memory allows, and the lesson tests
+    # (Nsight Compute's counters) beside them and the other submissions' tests, one lesson test at a time on the
+    # GPU; the performance tests (Nsight Compute's timing) in the turn alone below. Without sharing, each runs
     # alone in turn.
     with ThreadPoolExecutor(max_workers=max(1, jobs) if gpu_share else 1) as pool:
-        for i, outcome in zip(large, pool.map(run_one, large)):
+        for i, outcome in zip(beside, pool.map(run_one, beside)):
             outcomes[i] = outcome
-    # The failures to confirm and the tests on the GPU's counters or its time, in one turn alone on a shared GPU:
-    # emptying it once per submission, not once per test (what waits for it holds back every other submission).
-    again = to_confirm(shared + (large if gpu_share else []))
-    gpu_counters = [i for i in on_counters if "gpu" in suites(tests[i])]
-    with gpu_share.use(alone=True) if gpu_share and (gpu_counters or again) else nullcontext(0.0) as wait:
+    # The failures to confirm and the tests on the GPU's time, in one turn alone on a shared GPU: emptying it once
+    # per submission, not once per test (what waits for it holds back every other submission).
+    again = to_confirm(shared + (beside if gpu_share else []))
+    gpu_timed = [i for i in timed if "gpu" in suites(tests[i])]
+    with gpu_share.use(alone=True) if gpu_share and (gpu_timed or again) else nullcontext(0.0) as wait:
         waited["gpu"] += wait
         confirm(again)
-        for i in on_counters:
+        for i in timed:
             outcomes[i] = run_timed(i)
 
     tasks = {}

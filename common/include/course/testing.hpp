@@ -87,6 +87,11 @@ using Profile = std::map<std::string, std::map<std::string, double>>;
 std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, const std::vector<std::string>& metrics,
                                    const std::function<void()>& calls);
 
+// Whether a rate Nsight Compute measured (04.6's DRAM throughput) is above its lesson's threshold. Other programs
+// on the GPU can lower a rate, so a shortfall counts with the runner calls that got no answer (COURSE_CALL_FAULTS:
+// the grader runs the test again alone, and that run decides).
+bool rate_passes(double rate, double threshold);
+
 // A call that must return normally: true if it did, else the case fails naming the task, the call and what
 // happened instead (an exception's text, a crash with the runner's output, a TIMEOUT).
 bool returned(const std::string& task, const std::string& what, const course::checker::Result& result);
@@ -118,6 +123,7 @@ int skipped_gpu_cases();
 const std::string& skip_reason();
 std::uint64_t run_seed();
 const std::string& last_call();
+int rates_short();  // rate_passes() said no
 // CHECK_RESULT and CHECK_ARRAY note what they are about to check ("TODO(03.2): reduce_interleaved(n=33,
 // block=32)"), so that a crash inside it prints the task and n with the seed.
 std::string note_call(const std::string& task, const std::string& what);
