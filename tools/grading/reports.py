@@ -17,8 +17,9 @@ from .model import FAILED, NOT_GRADED, PASSED
 
 
 def number(x):
-    """A number of points as people write it: 3, 2.5."""
-    return int(x) if float(x).is_integer() else round(x, 2)
+    """A number of points as people write it, to the hundredth: 3, 2.5 (and 3 for 3.0004, not 3.0)."""
+    x = round(x, 2)
+    return int(x) if float(x).is_integer() else x
 
 
 def earned(task, worth, scheme):
