@@ -438,6 +438,10 @@ private:
 
 int serve(const Op* ops, std::size_t count)
 {
+    // A wait for the GPU sleeps instead of spinning on a core: beside other programs' tests a wait lasts their
+    // turns on the GPU, and their checks need the cores. (Before any CUDA call; not in a host-only runner.)
+    if (std::any_of(ops, ops + count, [](const Op& op) { return !op.host; }))
+        cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
     try {
         return Server(ops, count).run();
     } catch (const std::exception& e) {
