@@ -5,9 +5,9 @@ The checker tree (the instructor's checks, no student code) is built once. Each 
 (a pristine tree without solutions, copied afresh for every submission) and runs its tests with
 CUDA_VISIBLE_DEVICES set to GPU i mod (number of GPUs). Builds overlap everything. The GPU is shared
 (tools/grading/gpu_share.py): the tests of several submissions run on it at once, the large ones scheduled by the
-GPU memory they declare, the lesson ones one at a time, the performance ones alone; with --gpu-share off, one submission's whole test phase holds
-the GPU. The submission's build runs in the build sandbox; its runners run in the runner sandbox
-(tools/grading/sandbox.py). A crash, hang or grader error costs only that submission.
+GPU memory they declare, the lesson ones one at a time, the performance ones alone; with --gpu-share off, one
+submission's whole test phase holds the GPU. The submission's build runs in the build sandbox; its runners run in
+the runner sandbox (tools/grading/sandbox.py). A crash, hang or grader error costs only that submission.
 """
 import hashlib
 import os
