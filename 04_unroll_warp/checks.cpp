@@ -317,9 +317,10 @@ TEST_CASE("TODO(04.6) lesson: reduce_vectorized keeps DRAM more than 70% busy at
     if (!profile) return;
     const double busy = profile->at("reduce_vectorized_kernel").at(metric);
     MESSAGE(metric << ", n = " << n << ", block = 256: reduce_vectorized " << busy);
-    VERIFY(course::testing::rate_passes(busy, 70.0), "TODO(04.6): reduce_vectorized(n=2^26, block=256) keeps DRAM " << busy
-                             << "% busy (of the peak Nsight Compute assumes); the lesson expects more than 70%: "
-                                "16-byte loads, four in flight per thread, a grid that fills the GPU");
+    VERIFY(course::testing::rate_passes(busy, 70.0),
+           "TODO(04.6): reduce_vectorized(n=2^26, block=256) keeps DRAM "
+               << busy << "% busy (of the peak Nsight Compute assumes); the lesson expects more than 70%: "
+                          "16-byte loads, four in flight per thread, a grid that fills the GPU");
 }
 
 // ---------------------------------------------------------------------------------------------------- 04.7
