@@ -54,17 +54,20 @@ struct ByteKind {
     Word word = Word::none;
 };
 
-std::vector<std::uint8_t> make(const ByteKind& kind, std::size_t size, std::uint64_t seed)
+// The bytes of `kind`, written straight into sealed shared memory.
+Input make(const ByteKind& kind, std::size_t size, std::uint64_t seed)
 {
-    std::vector<std::uint8_t> bytes = course::random_bytes(size, seed, kind.distribution);
-    const auto random = static_cast<std::uint32_t>(seed);  // a random word's bytes 0 and 1 differ
-    const std::uint32_t word =
-        kind.word == Word::i_mod_4 ? 0x03020100u : (random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8;
-    if (kind.word != Word::none)
-        for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(word >> (8 * (i % 4)));
-    else if (kind.run > 1)
-        for (std::size_t i = 0; i < size; ++i) bytes[i] = bytes[i / kind.run * kind.run];
-    return bytes;
+    return Input(size, 1, [&](void* out) {
+        auto* bytes = static_cast<std::uint8_t*>(out);
+        course::random_bytes(bytes, size, seed, kind.distribution);
+        const auto random = static_cast<std::uint32_t>(seed);  // a random word's bytes 0 and 1 differ
+        const std::uint32_t word =
+            kind.word == Word::i_mod_4 ? 0x03020100u : (random & 0xFFFF00FFu) | ((random & 0xFFu) ^ 0x5Au) << 8;
+        if (kind.word != Word::none)
+            for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(word >> (8 * (i % 4)));
+        else if (kind.run > 1)
+            for (std::size_t i = 0; i < size; ++i) bytes[i] = bytes[i / kind.run * kind.run];
+    });
 }
 
 const ByteKind uniform{"uniform bytes", 0x07};
@@ -286,9 +289,15 @@ course::testing::Performance performance(const Function& f)
     constexpr std::size_t n = std::size_t{1} << 30;
     return {f.task, f.name, "histogram", n, "2^30 bytes", double(n), double(n), n + (std::size_t{256} << 20),
             {uniform.name, identical.name}, [&f](const std::string& input, std::uint64_t seed) {
+        // A gigabyte made and counted on all cores: the GPU, held alone for these calls, waits for it.
         const auto bytes = std::make_shared<const Input>(make(input == uniform.name ? uniform : identical, n, seed));
-        const auto expected = std::make_shared<const Histogram256>(
-            course::histogram_reference(bytes->data<std::uint8_t>(), n));
+        const auto expected = std::make_shared<const Histogram256>(course::merge_chunks<Histogram256>(
+            n, [&](std::size_t first, std::size_t last) {
+                return course::histogram_reference(bytes->data<std::uint8_t>() + first, last - first);
+            },
+            [](Histogram256& bins, const Histogram256& part) {
+                for (std::size_t b = 0; b < bins.size(); ++b) bins[b] += part[b];
+            }));
         Call request(f.name, n, 256);
         with_bins(request.input(*bytes, 0, n));
         return course::testing::TimedCall{request, [bytes, expected](course::checker::Session&, const Result& r) {

@@ -185,18 +185,37 @@ PY
             rm -rf "$LOGS/exploits-$group"
         done ;;
     cost)  # where a solution's graded test-seconds go: the gpu suite (less lesson and performance) one at a
-           # time and eight at a time, each case's seconds (doctest --duration=true) and the GPU's utilization
-           # (nvidia-smi, every 0.5 s) beside them
-        for np in 1 8; do
+           # time and eight at a time, each case's seconds (doctest --duration=true), each test's wall, user and
+           # system seconds (its processes included: cost-cpu-N.jsonl) and the GPU's utilization (nvidia-smi,
+           # every 0.5 s) beside them; then the performance suite one at a time, the same way
+        cat > "$LOGS/rusage.py" <<'PY'
+import json, os, subprocess, sys, time
+start = time.monotonic()
+proc = subprocess.Popen(sys.argv[2:])
+_, status, use = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "a") as f:
+    f.write(json.dumps({"cmd": sys.argv[2:], "wall": round(time.monotonic() - start, 2),
+                        "user": round(use.ru_utime, 2), "sys": round(use.ru_stime, 2)}) + "\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+        for np in 1 8 performance; do
+            suites="--suite gpu --no-suite lesson --no-suite performance --num-processes $np"
+            [ $np != performance ] || suites="--suite performance --num-processes 1"
             nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 > "$LOGS/cost-gpu-$np.txt" &
             sampler=$!
             t1=$SECONDS
-            meson test -C "$build" --suite gpu --no-suite lesson --no-suite performance --num-processes $np \
-                --test-args=--duration=true > "$LOGS/cost-$np.log" 2>&1
+            meson test -C "$build" $suites --test-args=--duration=true --logbase cost-$np \
+                --wrapper "python3 $(cd "$LOGS" && pwd)/rusage.py $(cd "$LOGS" && pwd)/cost-cpu-$np.jsonl" > "$LOGS/cost-$np.log" 2>&1
             kill $sampler
-            cp "$build/meson-logs/testlog.json" "$LOGS/cost-$np.json"
+            cp "$build/meson-logs/cost-$np-python3.json" "$LOGS/cost-$np.json"  # named after the wrapper too
             busy=$(awk '{s += $1} END {printf "%.1f", s / 100 * 0.5}' "$LOGS/cost-gpu-$np.txt")
-            note "cost, $np at once: $((SECONDS - t1)) s wall, the GPU busy about $busy s (nvidia-smi); $(count "$LOGS/cost-$np.json")"
+            cpu=$(python3 - "$LOGS/cost-cpu-$np.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+print(f"{sum(r['user'] for r in rows):.0f} s user, {sum(r['sys'] for r in rows):.0f} s system CPU")
+PY
+)
+            note "cost, $np at once: $((SECONDS - t1)) s wall, the GPU busy about $busy s (nvidia-smi), $cpu; $(count "$LOGS/cost-$np.json")"
         done ;;
     lesson_load)  # do the lesson suite's counts change when other programs share the GPU? The lesson tests three
                   # times alone, then three times while the gpu suite runs beside them (8 at once, over and over);

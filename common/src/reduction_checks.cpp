@@ -33,6 +33,7 @@ std::pair<std::string, long long> new_workspace()
 }
 
 IntData::IntData(const std::vector<int>& values) : RangeData(values, sum_reference) {}
+IntData::IntData(checker::Input values) : RangeData(std::move(values), sum_reference) {}
 
 checker::Call reduction_call(const Reduction& r, const IntData& data, std::size_t first, std::size_t n, int block,
                              std::size_t tail)
@@ -400,9 +401,15 @@ int ReductionTask::registered(const char* file, int line) const
             Reduction r = t.reductions().front();
             for (const Reduction& each : t.reductions())
                 if (each.op == t.performance_op_) r = each;
-            const auto data = std::make_shared<const IntData>(random_ints(n, seed));
-            return TimedCall{reduction_call(r, *data, 0, n, 256), [data](checker::Session&, const checker::Result& got) {
-                                 const long long total = got.element<long long>(1), expected = data->sum(0, n);
+            // A gigabyte made and summed on all cores: the GPU, held alone for these calls, waits for it.
+            const auto data = std::make_shared<const IntData>(
+                checker::Input(n, sizeof(int), [=](void* out) { random_ints(static_cast<int*>(out), n, seed); }));
+            const long long expected = merge_chunks<long long>(
+                n, [&](std::size_t first, std::size_t last) { return sum_reference(data->values() + first, last - first); },
+                [](long long& total, long long part) { total += part; });
+            return TimedCall{reduction_call(r, *data, 0, n, 256),
+                             [data, expected](checker::Session&, const checker::Result& got) {
+                                 const long long total = got.element<long long>(1);
                                  return total == expected ? std::string() : "returned " + std::to_string(total) +
                                                                                 ", expected " + std::to_string(expected);
                              }};

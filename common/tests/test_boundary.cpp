@@ -3,6 +3,7 @@
 #include "course/checker.hpp"
 #include "course/testing.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <numeric>
@@ -37,6 +38,14 @@ TEST_CASE("an input arrives as it was sealed, and a call that writes it dies")
     const Result w = course::checker::run(Call("write_input", 1000).input(data, 0, 1000));
     CHECK(w.outcome == Result::Outcome::crashed);
     CHECK(data.data<int>()[0] == -500);
+
+    // written in place (a performance task's gigabyte): sealed the same way
+    const Input filled(1000, sizeof(int), [&](void* out) { std::copy(values.begin(), values.end(), static_cast<int*>(out)); });
+    const Result f = course::checker::run(Call("copy", 1000).input(filled, 0, 1000).output<int>(1000, 0));
+    REQUIRE(f.ok());
+    CHECK(std::equal(values.begin(), values.end(), f.elements<int>(1)));
+    CHECK(course::checker::run(Call("write_input", 1000).input(filled, 0, 1000)).outcome == Result::Outcome::crashed);
+    CHECK(filled.data<int>()[999] == 499);
 }
 
 TEST_CASE("a Result keeps what came back while later calls are answered")

@@ -112,6 +112,26 @@ TEST_CASE("data: byte distributions have their shape")
     CHECK(h[0] + h[1] + h[2] + h[3] > n * 9 / 10);  // the 4 hot values hold 15/16 of the bytes
 }
 
+TEST_CASE("data: written in place on all cores, the same values; a reference merged from chunks")
+{
+    const std::size_t n = 100003;  // not a multiple of any core count
+    std::vector<int> ints(n);
+    course::random_ints(ints.data(), n, 42);
+    CHECK(ints == course::random_ints(n, 42));
+    std::vector<std::uint8_t> bytes(n);
+    course::random_bytes(bytes.data(), n, 7, course::ByteDistribution::skewed);
+    CHECK(bytes == course::random_bytes(n, 7, course::ByteDistribution::skewed));
+    const long long total = course::merge_chunks<long long>(
+        n, [&](std::size_t first, std::size_t last) { return course::sum_reference(ints.data() + first, last - first); },
+        [](long long& sum, long long part) { sum += part; });
+    CHECK(total == course::sum_reference(ints.data(), n));
+    std::vector<int> covered(n);
+    course::for_each_chunk(n, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) ++covered[i];
+    });
+    CHECK(std::all_of(covered.begin(), covered.end(), [](int c) { return c == 1; }));
+}
+
 TEST_CASE("references on worked examples")
 {
     const std::vector<int> v{1, 2, 3, 4, 5, 6, 7, 8};

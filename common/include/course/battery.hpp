@@ -58,8 +58,12 @@ std::optional<long long> written_outside(const checker::Result& r, std::size_t b
 template <class T, class R>
 class RangeData {
 public:
+    RangeData(checker::Input values, R (*reference)(const T*, std::size_t))
+        : input_(std::move(values)), reference_(reference)
+    {
+    }
     RangeData(const std::vector<T>& values, R (*reference)(const T*, std::size_t))
-        : input_(values), reference_(reference)
+        : RangeData(checker::Input(values), reference)
     {
     }
     const checker::Input& input() const { return input_; }

@@ -44,6 +44,9 @@ public:
         static_assert(std::is_trivially_copyable_v<T>, "inputs are raw bytes");
     }
     Input(const void* data, std::size_t count, std::size_t elem);
+    // count elements of elem bytes written by fill(out) straight into the shared memory, which it first touches
+    // (spread over all cores: course::random_ints(int*, ...)); no copy of a gigabyte.
+    Input(std::size_t count, std::size_t elem, const std::function<void(void*)>& fill);
 
     template <class T>
     const T* data() const

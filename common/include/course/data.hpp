@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <vector>
 
 namespace course {
@@ -15,6 +17,9 @@ std::uint64_t fresh_seed();
 // Uniform ints in [lo, hi]; the default range includes negatives, so a kernel that only works for
 // non-negative data (or reads zeros where it should read data) cannot pass.
 std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo = -1000, int hi = 1000);
+// The same values written to out[0, n): a gigabyte straight into a checker::Input's shared memory, its pages
+// first touched by all cores (the performance tasks' inputs).
+void random_ints(int* out, std::size_t n, std::uint64_t seed, int lo = -1000, int hi = 1000);
 
 // Uniform floats in [lo, hi).
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f);
@@ -27,5 +32,22 @@ enum class ByteDistribution {
 const char* to_string(ByteDistribution d);
 
 std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint64_t seed, ByteDistribution d);
+void random_bytes(std::uint8_t* out, std::size_t n, std::uint64_t seed, ByteDistribution d);
+
+// work(first, last) on disjoint ranges that cover [0, n), one per host core, all at once; returns when all have.
+void for_each_chunk(std::size_t n, const std::function<void(std::size_t first, std::size_t last)>& work);
+// part(first, last) of each such range, merged into `total` by merge(total, part) one at a time: a CPU reference
+// of a gigabyte on all cores.
+template <class R, class Part, class Merge>
+R merge_chunks(std::size_t n, Part part, Merge merge, R total = R{})
+{
+    std::mutex m;
+    for_each_chunk(n, [&](std::size_t first, std::size_t last) {
+        const R p = part(first, last);
+        const std::lock_guard<std::mutex> lock(m);
+        merge(total, p);
+    });
+    return total;
+}
 
 }  // namespace course

@@ -33,6 +33,7 @@ struct Reduction {
 class IntData : public RangeData<int, std::int64_t> {
 public:
     explicit IntData(const std::vector<int>& values);
+    explicit IntData(checker::Input values);
     long long sum(std::size_t first, std::size_t n) const { return expected(first, n); }
 };
 
