@@ -1,6 +1,7 @@
 // Seeded input generators. The same (n, seed) always gives the same data, so a printed seed replays a
 // failure exactly. Each element is a hash of (seed, index) - counter-based - so generation runs on all host
-// cores and still does not depend on the thread count.
+// cores (for_each_chunk, below; merge_chunks runs a CPU reference that way) and still does not depend on the
+// thread count.
 #pragma once
 
 #include <cstddef>
