@@ -189,20 +189,6 @@ bool variant_works(const Reduction& r, const IntData& data)
 }
 
 // ---------------------------------------------------------------------------------------------------- 05.1
-// The memory: the pending-launch reservation the benchmark measured at this n (slots * 5442 bytes = 5442 MiB:
-// docs/05_nested_dynamic.md, "The pending-launch reservation in numbers"), the input and the workspace.
-void check_a_million_launches()
-{
-    REQUIRE_GPU();
-    SKIP_UNDER_SANITIZER("n = 2^26 (a million device-side launches) is too slow under compute-sanitizer", "memcheck",
-                         "racecheck", "synccheck", "initcheck");
-    const std::size_t n = std::size_t{1} << 26;
-    const std::size_t slots = 1 + n / nested_segment * 8;
-    REQUIRE_GPU_MEMORY(slots * 5442 + n * (4 + 4) + (std::size_t{256} << 20));
-    const IntData data(course::random_ints(n + guard, seed(10)));
-    check_sum(nested.task, reduction_call(nested, data, n).timeout(std::chrono::seconds(300)), data);
-}
-
 // One workspace through all the calls, as a caller would use it: its check() before any reduction, then calls
 // it must reject, then n = 0.
 void check_bad_arguments()
@@ -235,8 +221,6 @@ COURSE_TASK_CASES({nested.task,
                    [] { check_variant(nested, 5, false); },
                    {{"nested_reduce with the race windows widened: the barrier before the launch, tail launches",
                      [] { check_widened(nested); }},
-                    {"nested_reduce at n = 2^26: a million device-side launches, 5.3 GiB of pending-launch slots",
-                     check_a_million_launches},
                     {"nested_reduce: bad arguments are rejected, n = 0 launches nothing", check_bad_arguments}}});
 
 // ---------------------------------------------------------------------------------------------------- 05.2

@@ -66,11 +66,11 @@ std::vector<std::size_t> sizes(const Scan& s, int block)
 }
 
 // The small sizes that racecheck and synccheck watch (all of them also in sizes()): a single-block scan at 1,
-// 33 (where its limit allows) and its limit, a multi-tile one at 1, 1000, 5000 and two tiles + 3.
+// 33 (where its limit allows) and its limit, a multi-tile one at 1, 5000 and two tiles + 3.
 std::vector<std::size_t> small_sizes(const Scan& s, int block)
 {
     const std::size_t t = s.tile(block);
-    if (s.multi_tile) return {1, 1000, 5000, 2 * t + 3};
+    if (s.multi_tile) return {1, 5000, 2 * t + 3};
     return t < 33 ? std::vector<std::size_t>{1, t} : std::vector<std::size_t>{1, 33, t};
 }
 

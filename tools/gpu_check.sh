@@ -186,36 +186,67 @@ PY
         done ;;
     cost)  # where a solution's graded test-seconds go: the gpu suite (less lesson and performance) one at a
            # time and eight at a time, each case's seconds (doctest --duration=true), each test's wall, user and
-           # system seconds (its processes included: cost-cpu-N.jsonl) and the GPU's utilization (nvidia-smi,
-           # every 0.5 s) beside them; then the performance suite one at a time, the same way
+           # system seconds (its processes included: cost-cpu-N.jsonl) and the GPU's utilization (nvidia-smi, every
+           # 0.1 s) beside them; then the performance suite one at a time, the same way. COST_NP: which of "1 8
+           # performance" (default: all three). One at a time, cost-busy-1.txt is each test's GPU-busy seconds, and
+           # each case's (the cases' windows from their doctest durations, in order), largest first.
         cat > "$LOGS/rusage.py" <<'PY'
 import json, os, subprocess, sys, time
-start = time.monotonic()
+start, wall = time.time(), time.monotonic()
 proc = subprocess.Popen(sys.argv[2:])
 _, status, use = os.wait4(proc.pid, 0)
 with open(sys.argv[1], "a") as f:
-    f.write(json.dumps({"cmd": sys.argv[2:], "wall": round(time.monotonic() - start, 2),
+    f.write(json.dumps({"cmd": sys.argv[2:], "start": start, "wall": round(time.monotonic() - wall, 2),
                         "user": round(use.ru_utime, 2), "sys": round(use.ru_stime, 2)}) + "\n")
 sys.exit(os.waitstatus_to_exitcode(status))
 PY
-        for np in 1 8 performance; do
+        cat > "$LOGS/busy.py" <<'PY'
+import datetime, json, re, sys
+samples = []  # (epoch seconds, utilization %) every 0.1 s
+for line in open(sys.argv[1]):
+    try:
+        stamp, util = line.split(",")
+        samples.append((datetime.datetime.strptime(stamp.strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp(), int(util)))
+    except ValueError:
+        pass
+def busy(t0, t1):
+    return sum(u for t, u in samples if t0 <= t < t1) / 100 * 0.1
+tests = [json.loads(line) for line in open(sys.argv[2])]
+logs = {}  # the doctest durations each test printed, from meson's test log
+for row in map(json.loads, open(sys.argv[3])):
+    logs[" ".join(row["command"][-3:])] = row.get("stdout", "")
+rows = []
+for t in tests:
+    name = " ".join(a for a in t["cmd"][1:] if a.startswith("--test-case="))[12:]
+    rows.append((busy(t["start"], t["start"] + t["wall"]), t["wall"], t["cmd"][0].split("/")[-1] + " " + name))
+    at = t["start"] + 0.3  # the program's start
+    for secs, case in re.findall(r"^([0-9.]+) s: (.*)$", logs.get(" ".join(t["cmd"][-3:]), ""), re.M):
+        rows.append((busy(at, at + float(secs)), float(secs), "    case: " + case))
+        at += float(secs)
+print(f"GPU busy {busy(0, 1e12):.1f} s in all; per test and case (busy s, wall s):")
+for b, w, what in sorted(rows, reverse=True)[:80]:
+    print(f"{b:6.2f} {w:6.2f}  {what}")
+PY
+        for np in ${COST_NP:-1 8 performance}; do
             suites="--suite gpu --no-suite lesson --no-suite performance --num-processes $np"
             [ $np != performance ] || suites="--suite performance --num-processes 1"
-            nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 > "$LOGS/cost-gpu-$np.txt" &
+            nvidia-smi --query-gpu=timestamp,utilization.gpu --format=csv,noheader,nounits -lms 100 \
+                > "$LOGS/cost-gpu-$np.txt" &
             sampler=$!
             t1=$SECONDS
             meson test -C "$build" $suites --test-args=--duration=true --logbase cost-$np \
                 --wrapper "python3 $(cd "$LOGS" && pwd)/rusage.py $(cd "$LOGS" && pwd)/cost-cpu-$np.jsonl" > "$LOGS/cost-$np.log" 2>&1
             kill $sampler
             cp "$build/meson-logs/cost-$np-python3.json" "$LOGS/cost-$np.json"  # named after the wrapper too
-            busy=$(awk '{s += $1} END {printf "%.1f", s / 100 * 0.5}' "$LOGS/cost-gpu-$np.txt")
+            python3 "$LOGS/busy.py" "$LOGS/cost-gpu-$np.txt" "$LOGS/cost-cpu-$np.jsonl" "$LOGS/cost-$np.json" \
+                > "$LOGS/cost-busy-$np.txt" 2>&1
             cpu=$(python3 - "$LOGS/cost-cpu-$np.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 print(f"{sum(r['user'] for r in rows):.0f} s user, {sum(r['sys'] for r in rows):.0f} s system CPU")
 PY
 )
-            note "cost, $np at once: $((SECONDS - t1)) s wall, the GPU busy about $busy s (nvidia-smi), $cpu; $(count "$LOGS/cost-$np.json")"
+            note "cost, $np at once: $((SECONDS - t1)) s wall, $(head -1 "$LOGS/cost-busy-$np.txt" | cut -d';' -f1) (nvidia-smi), $cpu; $(count "$LOGS/cost-$np.json")"
         done ;;
     lesson_load)  # do the lesson suite's counts change when other programs share the GPU? The lesson tests three
                   # times alone, then three times while the gpu suite runs beside them (8 at once, over and over);
