@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: configure and build the solutions, then run the selected stages.
 #
-#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench results starter grade cost lesson_load
-#                                      mutants
+#   tools/gpu_check.sh [stage ...]     stages: test sanitize race bench results starter grade cost load
+#                                      lesson_load mutants
 #                                      (default: test)
 #
 # Environment: OUT (where logs go; default /tmp/gpu-check), GPU_ARCH (default 90), SANITIZE_SUITE (suites, e.g.
@@ -10,7 +10,7 @@
 # take), TOOLS (default "memcheck racecheck synccheck initcheck"), MUTANT_CHAPTERS (e.g. "04_unroll_warp
 # 07_scan"; default: every chapter with mutants), GRADE_WORKERS, GRADE_SHARES, GRADE_FIXTURES, GRADE_PART,
 # GRADE_GROUPS, GRADE_ARGS (the grade stage: see there), TEST_ALONE=0 (the test stage without its one-at-a-time
-# suites).
+# suites), STARTER_NP (the starter stage: tests at once, default 1).
 # The results stage writes what docs/results is made from into $OUT/logs/results: every chapter's bench CSVs
 # (--seed 1; --runs 30, 10 for the slow progressions of 02, 03 and 05) and profile.txt.
 # Full logs are packed into $OUT/logs.tar.gz; the last lines printed are a short summary.
@@ -36,7 +36,7 @@ build=build-gpu
 t0=$SECONDS
 # --reconfigure: a warm machine keeps the build directory, and the chapters present may have changed.
 reconfigure() { [ -d "$1" ] && echo --reconfigure; }
-if [ "${stages[*]}" != grade ]; then  # the grade stage builds its own trusted trees
+if [ "${stages[*]}" != grade ] && [ "${stages[*]}" != starter ]; then  # those two build their own trees
 if meson setup $(reconfigure "$build") "$build" -Dvariant=solution -Dgpu_arch="$ARCH" > "$LOGS/setup.log" 2>&1 &&
    ninja -C "$build" > "$LOGS/build.log" 2>&1; then
     note "build (solution, sm_$ARCH): ok in $((SECONDS - t0)) s"
@@ -110,7 +110,7 @@ for stage in "${stages[@]}"; do
     starter)
         if meson setup $(reconfigure build-starter) build-starter -Dgpu_arch="$ARCH" > "$LOGS/starter-setup.log" 2>&1 &&
            ninja -C build-starter > "$LOGS/starter-build.log" 2>&1; then
-            meson test -C build-starter --print-errorlogs --num-processes 1 > "$LOGS/starter-test.log" 2>&1
+            meson test -C build-starter --print-errorlogs --num-processes "${STARTER_NP:-1}" > "$LOGS/starter-test.log" 2>&1
             cp build-starter/meson-logs/testlog.json "$LOGS/starter-test.json"
             note "meson test (starter): $(count "$LOGS/starter-test.json") [$((SECONDS - t0)) s]"
         else
@@ -248,6 +248,49 @@ PY
 )
             note "cost, $np at once: $((SECONDS - t1)) s wall, $(head -1 "$LOGS/cost-busy-$np.txt" | cut -d';' -f1) (nvidia-smi), $cpu; $(count "$LOGS/cost-$np.json")"
         done ;;
+    load)  # what sharing the GPU costs each test: the gpu suite (less lesson and performance) one at a time, then
+           # LOAD_COPIES copies of it at once (default 3), LOAD_NP tests each (default 3): per test its wall, its
+           # calls and their seconds from request to reply, its runner starts and theirs (the checks' last line),
+           # alone against loaded (load.txt)
+        meson test -C "$build" --no-rebuild --suite gpu --no-suite lesson --no-suite performance --num-processes 1 \
+            --logbase load-alone > "$LOGS/load-alone.log" 2>&1
+        cp "$build/meson-logs/load-alone.json" "$LOGS/"
+        t1=$SECONDS
+        nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 > "$LOGS/load-gpu.txt" &
+        sampler=$!
+        for i in $(seq "${LOAD_COPIES:-3}"); do
+            meson test -C "$build" --no-rebuild --suite gpu --no-suite lesson --no-suite performance \
+                --num-processes "${LOAD_NP:-3}" --logbase "load-$i" > "$LOGS/load-$i.log" 2>&1 &
+        done
+        wait $(jobs -p | grep -v "^$sampler$")
+        kill $sampler
+        loaded=$((SECONDS - t1))
+        cp "$build"/meson-logs/load-[0-9]*.json "$LOGS/"
+        python3 - "$LOGS" > "$LOGS/load.txt" <<'PY'
+import glob, json, re, statistics, sys
+def runs(path):
+    out = {}
+    for row in map(json.loads, open(path)):
+        m = re.search(r"checks: (\d+) calls answered in ([0-9.]+) s \(request to reply\), (\d+) runner starts in ([0-9.]+) s",
+                      row.get("stdout", ""))
+        out[row["name"]] = (row["duration"],) + (tuple(float(x) for x in m.groups()) if m else (0, 0, 0, 0))
+    return out
+alone = runs(f"{sys.argv[1]}/load-alone.json")
+loaded = [runs(p) for p in sorted(glob.glob(f"{sys.argv[1]}/load-[0-9]*.json"))]
+cols = ("wall", "calls", "call s", "starts", "start s")
+rows = []
+for name, a in alone.items():
+    l = [statistics.mean(r[name][k] for r in loaded if name in r) for k in range(5)]
+    rows.append((l[0] - a[0], name, a, l))
+total = lambda k, which: sum((r[2] if which == 0 else r[3])[k] for r in rows)
+print("all tests, alone -> loaded (mean of the copies): " + "; ".join(
+    f"{c} {total(k, 0):.0f} -> {total(k, 1):.0f}" for k, c in enumerate(cols)))
+print(f"{'test':58} " + " ".join(f"{c:>15}" for c in cols))
+for _, name, a, l in sorted(rows, reverse=True):
+    print(f"{name[-58:]:58} " + " ".join(f"{a[k]:7.1f}->{l[k]:<7.1f}" for k in range(5)))
+PY
+        busy=$(awk '{s += $1} END {printf "%.1f", s / 100 * 0.1}' "$LOGS/load-gpu.txt")
+        note "load: ${LOAD_COPIES:-3} copies of the gpu suite, ${LOAD_NP:-3} tests each at once: $loaded s, the GPU busy about $busy s; $(head -1 "$LOGS/load.txt")" ;;
     lesson_load)  # do the lesson suite's counts change when other programs share the GPU? The lesson tests three
                   # times alone, then three times while the gpu suite runs beside them (8 at once, over and over);
                   # the values lesson_profile prints ("<metric>, n = ..., block = ...: <op> <value>"), compared

@@ -426,6 +426,15 @@ struct Session::Process {
     }
 };
 
+namespace {
+Spent spent_here;  // every session of this program (one thread calls: doctest runs the cases in turn)
+
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
 Session::Session(std::vector<std::string> tool, std::string log_path, std::chrono::seconds stalled_start)
     : tool_(std::move(tool)), log_path_(std::move(log_path)), stalled_start_(stalled_start)
 {
@@ -564,6 +573,7 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
                               (call.block() != 0 ? ", block=" + std::to_string(call.block()) : std::string()) + ")";
     const long long limit = call.limit().count() * (tool_.empty() ? 1 : 4);  // tools slow kernels 10-100x
     if (!process_) {
+        const auto starting = std::chrono::steady_clock::now();
         // Under a tool in the sandbox the chain now and then never starts the runner (H100, CUDA 13.0: the
         // sandbox's inner bwrap, forked inside a process the tool has injected, spins before it starts it). Such
         // a start is abandoned after stalled_start_ and made again, twice at most; the last gets the call's limit.
@@ -579,6 +589,8 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
             }
             ++stalled_starts_;
         }
+        spent_here.starts += 1;
+        spent_here.start_seconds += seconds_since(starting);
     }
 
     request.op = call.op();
@@ -639,6 +651,7 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
         for (const auto& b : request.buffers)
             if (b.back >= 0) std::memset(out->data() + b.back, 0xEE, b.bytes());
 
+    const auto sending = std::chrono::steady_clock::now();
     const bool sent = boundary::send_message(process_->socket, boundary::encode(request), fds);
     for (int fd : owned_fds) close(fd);
 
@@ -673,6 +686,8 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
         return result;
     }
     ++calls_;
+    spent_here.calls += 1;
+    spent_here.call_seconds += seconds_since(sending);
     result.outcome = reply.status == boundary::Status::ok         ? Result::Outcome::ok
                      : reply.status == boundary::Status::rejected ? Result::Outcome::rejected
                                                                   : Result::Outcome::error;
@@ -696,6 +711,7 @@ Result counted(Result result)
 }  // namespace
 
 int faulted_calls() { return faulted; }
+const Spent& spent() { return spent_here; }
 
 Result Session::run(const Call& call)
 {

@@ -108,5 +108,9 @@ int run(doctest::Context& context)
 int main(int argc, char** argv)
 {
     doctest::Context context(argc, argv);
-    return exit_with(run(context));
+    const int code = run(context);
+    if (const auto& s = course::checker::spent(); s.starts > 0)
+        std::printf("checks: %d calls answered in %.1f s (request to reply), %d runner starts in %.1f s\n", s.calls,
+                    s.call_seconds, s.starts, s.start_seconds);
+    return exit_with(code);
 }

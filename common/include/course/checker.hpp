@@ -259,6 +259,17 @@ private:
 // tools/grade.py runs a test that failed beside other tests again alone only when it had one.
 int faulted_calls();
 
+// Where this program's time with its runners went: the calls answered and the seconds from each request to its
+// reply, and the runners started and the seconds until each said hello (the test's last line tells them: where a
+// test under load, beside other programs on the GPU, loses its time).
+struct Spent {
+    int calls = 0;
+    double call_seconds = 0;
+    int starts = 0;
+    double start_seconds = 0;
+};
+const Spent& spent();
+
 // The session run() uses: the program's own (under COURSE_SANITIZER's tool when that is set), or the one a
 // UseSession in scope names (a graded race check runs the same checks in a session under compute-sanitizer).
 Session& session();
