@@ -242,10 +242,10 @@ void check_scan(const Scan& s)
 void check_race_free(const Scan& s)
 {
     const auto small = [&](int block) { return small_sizes(s, block); };
-    const std::size_t max_n = course::testing::largest_of(small, course::testing::race_blocks);
+    const std::size_t max_n = course::testing::largest_of(small, course::testing::sample_blocks);
     const IntData data(course::random_ints(max_n, seed(8)));
     course::testing::check_race_free(s.task, [&] {
-        course::testing::check_each(course::testing::race_blocks, small, [&](std::size_t n, int block) {
+        course::testing::check_each(course::testing::sample_blocks, small, [&](std::size_t n, int block) {
             return check_size(s, data, n, block, max_n);
         });
     });

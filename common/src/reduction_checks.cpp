@@ -366,7 +366,11 @@ int ReductionTask::registered(const char* file, int line) const
             REQUIRE_GPU();
             if (!dependencies_pass(t.task_, t.depends_)) return;
             const std::vector<Reduction> reductions = t.reductions();
-            for (const char* tool : {"racecheck", "synccheck"}) {
+            for (const char* tool : race_tools) {
+                if (check_tool_clean(t.task_, tool, [&] {
+                        for (const Reduction& r : reductions) check_small_sizes(r);
+                    }))
+                    continue;
                 // an earlier task's warp synchronization that these kernels use: a race there is that task's
                 for (const Dependency& d : t.depends_)
                     if (d.synchronizes) {
@@ -375,9 +379,6 @@ int ReductionTask::registered(const char* file, int line) const
                                              d.task,
                                          tool, [&] { check_small_sizes(probe); });
                     }
-                check_tool_clean(t.task_, tool, [&] {
-                    for (const Reduction& r : reductions) check_small_sizes(r);
-                });
             }
         };
     if (t.large_n_ > 0) {

@@ -208,19 +208,19 @@ bool detail::summaries_clean(const std::string& report)
     return seen;
 }
 
-void check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls)
+bool check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls)
 {
     if (under_sanitizer()) {
         MESSAGE((std::string(tool) + " check left to the sanitizer setup's own tool"));
         VERIFY(true, "");
-        return;
+        return true;
     }
-    if (!gpu_available_or_skip()) return;
+    if (!gpu_available_or_skip()) return true;
     const auto sanitizer = find_cuda_tool("compute-sanitizer");
     if (!sanitizer) {
         record_skip("compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin directory "
                     "on PATH); the " + std::string(tool) + " check of " + task + " did not run");
-        return;
+        return true;
     }
     const std::string log = checker::temporary_path(std::string(tool) + ".log");
     std::vector<std::string> command = checker::sanitizer_command(tool, log);
@@ -259,7 +259,7 @@ void check_tool_clean(const std::string& task, const char* tool, const std::func
         if (end.stalled_starts > 0)
             MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << ": the chain stalled before the "
                          << "runner started " << end.stalled_starts << " time(s) and was started again");
-        return;
+        return clean && ran;
     }
 }
 

@@ -94,7 +94,7 @@ struct Dependency {
     std::string function;  // its device function that the later kernels call: "last_warp_sum"
     std::string probe;     // the runner's operation that runs it alone inside given code (a reduction too)
     bool loads = false;    // it indexes the input: the large case checks it past 2^31 elements first
-    bool synchronizes = false;  // its lesson is a warp synchronization: the race case runs it under the tools first
+    bool synchronizes = false;  // warp synchronization: a failed race case runs it under the tool too (whose race?)
 };
 // True when every probe of `depends` sums right on a few sizes and blocks (each probe runs once per program);
 // otherwise fails the case with "<task>: depends on TODO(04.2) (last_warp_sum), which fails: ...".

@@ -62,8 +62,10 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
 // it wrote (outside the runner's reach): no error and no warning, every call returned, the runner ended
 // normally. The runner is started exactly like every other: nothing tells it a tool is watching. Without
 // compute-sanitizer the case is skipped with that reason; inside a sanitizer setup (COURSE_SANITIZER set) it
-// does nothing, since every runner of the program is already under a tool.
-void check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls);
+// does nothing, since every runner of the program is already under a tool. False when the check failed.
+bool check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls);
+// The tools of a graded race check, in the order it runs them.
+inline constexpr const char* race_tools[] = {"racecheck", "synccheck"};
 
 // Runs `calls` in a runner of its own under Nsight Compute (ncu --metrics `metrics` plus `options`, e.g. a
 // --kernel-name filter), once, and returns every launch ncu profiled, in order: the kernel's name and each
