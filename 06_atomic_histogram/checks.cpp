@@ -9,7 +9,6 @@
 #include "course/performance.hpp"
 #include "course/reference.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -219,12 +218,9 @@ void check_kernel(const Function& f)
     // The three distributions (every_kind's first) at every block: how many threads contend for a bin depends on
     // it. The other kinds are about what a thread's loads hold (runs, words), which no block size changes: blocks
     // 32, 256 and 1024.
-    const auto sampled = [](int block) {
-        const auto& s = course::testing::sample_blocks;
-        return std::find(s.begin(), s.end(), block) != s.end();
-    };
     b.check = [&](std::size_t n, int block) {
-        return check_inputs(f, inputs, n, block, {}, sampled(block) ? 0 : distributions.size());
+        const std::size_t kinds = course::testing::is_sample_block(block) ? every_kind.size() : distributions.size();
+        return check_inputs(f, inputs, n, block, {}, kinds);
     };
     b.unique = [&] {
         // Sizes around 16 and 4096 bytes from every start offset 0..15, at block 256.

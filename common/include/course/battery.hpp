@@ -18,6 +18,7 @@
 #include "course/checker.hpp"
 #include "course/testing.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -34,6 +35,10 @@ inline const std::vector<int> bad_blocks{0, 16, 31, 33, 48, 96, 2048, -32};
 // compute-sanitizer, slow whatever their size) and of the checks whose other dimension (a start offset, the kind
 // of data a thread loads) no block size changes, after every block has been checked from the standard inputs.
 inline const std::vector<int> sample_blocks{32, 256, 1024};
+inline bool is_sample_block(int block)
+{
+    return std::find(sample_blocks.begin(), sample_blocks.end(), block) != sample_blocks.end();
+}
 
 // standard_sizes(block) and `extra`, sorted, each once.
 std::vector<std::size_t> sizes_with(int block, const std::vector<std::size_t>& extra);
