@@ -25,8 +25,8 @@ Reports per student (under --out, default ./grades/<student>/): grade.json, grad
 (Gradescope), build.log and one log and XML report per test; --class (and --merge) also writes
 grades/gradebook.csv, summary.html and leaderboard.csv/.html (the performance tasks ranked per chapter, students
 by pseudonym unless --leaderboard-names).
-With --workers N, N trusted trees grade N submissions at once, pinned round-robin to the GPUs
-(CUDA_VISIBLE_DEVICES): their builds overlap, and their tests share the GPU (--gpu-share on, the default: the
+With --workers N (default: 3 per GPU, at most one per 5 cores), N trusted trees grade N submissions at once,
+pinned round-robin to the GPUs (CUDA_VISIBLE_DEVICES): their builds overlap, and their tests share the GPU (--gpu-share on, the default: the
 large tests scheduled by the GPU memory their chapter declares, one lesson test at a time, the performance tests
 alone); with --gpu-share off, one submission's whole test phase holds the GPU. Either way the verdicts are the
 same.
@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grading import leaderboard, points, reports, slurm  # noqa: E402
 from grading import summary as summary_page  # noqa: E402
-from grading.batch import grade_batch  # noqa: E402
+from grading.batch import default_workers, grade_batch, visible_gpus  # noqa: E402
 from grading.runner import Build, gpu_works, run_tasks  # noqa: E402
 from grading.submission import ARCHIVES, student_id  # noqa: E402
 from grading.workspace import compile_tests, load_manifest  # noqa: E402
@@ -105,6 +105,8 @@ def grade_submissions(args):
         if args.submit:
             print(slurm.submit(folder), end="")
         return
+    if args.workers is None:
+        args.workers = default_workers(len(visible_gpus()), len(os.sched_getaffinity(0)))
     records, summary = grade_batch(entries, COURSE_ROOT, out_root, args, log=lambda line: print(line, flush=True))
     if args.submission:
         reports.print_table(records[0], out=lambda line: print("    " + line))
@@ -146,7 +148,8 @@ def main():
     ap.add_argument("--gpu-arch", default="native", help="the gpu_arch option of the trusted build (default native)")
     ap.add_argument("--chapter-timeout", type=float, default=600, help="wall-clock seconds per chapter's tests")
     ap.add_argument("--build-timeout", type=int, default=1800, help="seconds for one submission's build")
-    ap.add_argument("--workers", type=int, default=1, help="submissions graded at once (default 1)")
+    ap.add_argument("--workers", type=int, help="submissions graded at once (default: 3 per GPU, at most one per 5 "
+                                                 "cores, 1 without a GPU)")
     ap.add_argument("--jobs", type=int,
                     help="test programs of one submission run at once (default: 8, or the cores this process may use if fewer)")
     ap.add_argument("--gpu-share", choices=("on", "off"), default="on",
@@ -187,7 +190,7 @@ def main():
         ap.error("--slurm goes with --class, --submit with --slurm")
     if args.leaderboard_names and not (args.class_dir or args.merge):
         ap.error("--leaderboard-names goes with --class or --merge")
-    if args.workers < 1 or any(n is not None and n < 1 for n in (args.jobs, args.gpu_slots)):
+    if any(n is not None and n < 1 for n in (args.workers, args.jobs, args.gpu_slots)):
         ap.error("--workers, --jobs and --gpu-slots take a number of at least 1")
     scheme = points.load(chapters=list(load_manifest()))
     for option, key, flag, _ in LEAVE_OUT:

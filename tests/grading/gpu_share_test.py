@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/grading/gpu_share.py under load, without a GPU: many threads take places as tests would and record
 what ran at once. Exits 1 if a slot or memory limit was passed, if an `alone` test shared the GPU, if two tests
-on the counters ran at once or none beside another test, or if a test never got its place."""
+on the counters ran at once or none beside another test, or if a test never got its place; and if --workers's
+default (grading.batch.default_workers) is not three submissions per GPU, fewer where cores are short."""
 import random
 import sys
 import threading
@@ -9,6 +10,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from grading.batch import default_workers  # noqa: E402
 from grading.gpu_share import MARGIN_GIB, SMALL_TEST_GIB, GpuShare  # noqa: E402
 
 SLOTS, MEMORY = 6, 40.0 + MARGIN_GIB  # 34 GiB to reserve
@@ -60,8 +62,14 @@ if state["max_running"] < 2:
     problems.append("nothing ran side by side")
 if state["counters_shared"] == 0:
     problems.append("no test on the counters shared the GPU")
+# (GPUs, cores): one H100 machine of 16 cores, two H200 of 32, eight GPUs on 16 cores, CI's 2 cores with and
+# without a GPU
+for gpus, cores, want in [(1, 16, 3), (2, 32, 6), (8, 16, 3), (0, 2, 1), (1, 2, 1)]:
+    if default_workers(gpus, cores) != want:
+        problems.append(f"{default_workers(gpus, cores)} workers by default on {gpus} GPU(s) and {cores} cores, "
+                        f"not {want}")
 if problems:
     sys.exit("gpu_share: " + "; ".join(sorted(set(problems))))
 print(f"gpu_share: {state['done']} tests, at most {state['max_running']} at once and {state['max_gib']:.1f} of "
       f"{share.memory:.1f} GiB reserved; alone tests alone; the tests on the counters one at a time, "
-      f"{state['counters_shared']} of them beside others; no deadlock")
+      f"{state['counters_shared']} of them beside others; no deadlock; --workers by default 3 per GPU")
