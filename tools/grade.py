@@ -26,10 +26,10 @@ Reports per student (under --out, default ./grades/<student>/): grade.json, grad
 grades/gradebook.csv, summary.html and leaderboard.csv/.html (the performance tasks ranked per chapter, students
 by pseudonym unless --leaderboard-names).
 With --workers N (default: 3 per GPU, at most one per 5 cores), N trusted trees grade N submissions at once,
-pinned round-robin to the GPUs (CUDA_VISIBLE_DEVICES): their builds overlap, and their tests share the GPU (--gpu-share on, the default: the
-large tests scheduled by the GPU memory their chapter declares, one lesson test at a time, the performance tests
-alone); with --gpu-share off, one submission's whole test phase holds the GPU. Either way the verdicts are the
-same.
+pinned round-robin to the GPUs (CUDA_VISIBLE_DEVICES): their builds overlap, and their tests share the GPU
+(--gpu-share on, the default: the large tests scheduled by the GPU memory their chapter declares, one lesson test
+at a time, the performance tests alone); with --gpu-share off, one submission's whole test phase holds the GPU.
+Either way the verdicts are the same.
 """
 import argparse
 import os
