@@ -5,8 +5,11 @@
 #include <sys/resource.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
+
+extern char** environ;
 
 namespace {
 
@@ -52,9 +55,21 @@ void raise_limits(course::runner::Call& c)
     }
 }
 
+// What the runner's environment holds of the checker's: how many COURSE_ variables (the seed is one), and
+// CUDA's hardware queues per context (-1: not set).
+void environment(course::runner::Call& c)
+{
+    long long course_variables = 0;
+    for (char** e = environ; *e != nullptr; ++e) course_variables += std::strncmp(*e, "COURSE_", 7) == 0;
+    c.value("course_variables", course_variables);
+    const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    c.value("connections", connections != nullptr ? std::atoll(connections) : -1LL);
+}
+
 const course::runner::Op ops[] = {
-    {"iota", iota, true},   {"copy", copy, true},   {"write_input", write_input, true},
-    {"reject", reject, true}, {"crash", crash, true},   {"raise_limits", raise_limits, true},
+    {"iota", iota, true},     {"copy", copy, true},   {"write_input", write_input, true},
+    {"reject", reject, true}, {"crash", crash, true}, {"raise_limits", raise_limits, true},
+    {"environment", environment, true},
 };
 
 }  // namespace

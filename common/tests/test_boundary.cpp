@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <string>
@@ -70,6 +71,15 @@ TEST_CASE("a runner cannot raise its limits")
     at_most("fsize", 256LL << 20);
     at_most("nproc", 8192);
     at_most("data", 4LL << 30);
+}
+
+TEST_CASE("a runner's environment holds nothing of the checks' but one hardware queue per context")
+{
+    const Result r = course::checker::run(Call("environment", 0));
+    REQUIRE(r.ok());
+    CHECK_MESSAGE(r.number("course_variables") == 0, "the runner sees COURSE_ variables (the seed among them?)");
+    const char* set_here = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");  // an instructor's choice passes through
+    CHECK(r.number("connections") == (set_here != nullptr ? std::atoll(set_here) : 1));
 }
 
 TEST_CASE("a rejection, a crash and the call after it")
