@@ -17,9 +17,9 @@
 namespace course::runner {
 
 Call::Call(const boundary::Request& request, std::vector<Buffer>& buffers, std::map<std::string, Kept>& kept,
-           std::vector<cudaStream_t>& streams)
+           std::vector<cudaStream_t>& streams, cudaEvent_t inputs_filled)
     : n(request.n), block(static_cast<int>(request.block)), request_(&request), buffers_(&buffers), kept_(&kept),
-      streams_(&streams)
+      streams_(&streams), inputs_filled_(inputs_filled)
 {
     reply_.status = boundary::Status::ok;
 }
@@ -64,7 +64,10 @@ cudaStream_t Call::own_stream(int which)
         CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         streams_->push_back(s);
     }
-    return (*streams_)[static_cast<std::size_t>(which)];
+    cudaStream_t s = (*streams_)[static_cast<std::size_t>(which)];
+    // A non-blocking stream does not wait for stream 0, where the inputs were filled.
+    if (inputs_filled_ != nullptr) CUDA_CHECK(cudaStreamWaitEvent(s, inputs_filled_, 0));
+    return s;
 }
 
 cudaStream_t Call::stream() { return param("stream") == 1 ? own_stream(0) : cudaStream_t{}; }
@@ -120,10 +123,49 @@ private:
     std::size_t cached_ = 0;
 };
 
+// Page-locked host memory for a call's small copies. A copy from pageable memory makes the runner wait for the GPU
+// there and then; one from page-locked memory is queued on the stream like a kernel. Beside other programs each
+// wait costs a turn on the GPU (docs/grading_at_scale.md, "One wait per call"), so a call queues its fills, the
+// operation and its copies back, and waits once.
+class Staging {
+public:
+    static constexpr std::size_t small = std::size_t{1} << 20;  // larger copies go straight, and wait
+    ~Staging()
+    {
+        if (base_ != nullptr) cudaFreeHost(base_);
+    }
+    // Room for a whole call's small copies, made before any of them is queued (nothing queued still uses it).
+    void reserve(std::size_t bytes)
+    {
+        used_ = 0;
+        if (bytes <= capacity_) return;
+        if (base_ != nullptr) cudaFreeHost(base_);
+        base_ = nullptr;
+        capacity_ = 0;
+        CUDA_CHECK(cudaMallocHost(&base_, bytes));
+        capacity_ = bytes;
+    }
+    unsigned char* take(std::size_t bytes)
+    {
+        if (bytes > capacity_ - used_) throw std::logic_error("runner: staging memory reserved too small");
+        unsigned char* p = static_cast<unsigned char*>(base_) + used_;
+        used_ += bytes;
+        return p;
+    }
+
+private:
+    void* base_ = nullptr;
+    std::size_t capacity_ = 0, used_ = 0;
+};
+
 class Server {
 public:
     Server(const Op* ops, std::size_t count) : ops_(ops), count_(count) {}
-    ~Server() { release_held(); }
+    ~Server()
+    {
+        release_held();
+        if (inputs_filled_ != nullptr) cudaEventDestroy(inputs_filled_);
+    }
 
     int run()
     {
@@ -255,6 +297,29 @@ private:
         return d;
     }
 
+    // The bytes buffer `b` copies from the host through the staging memory: its fill and its copy back.
+    static std::size_t staged_bytes(const boundary::BufferSpec& b)
+    {
+        const std::size_t bytes = b.bytes();
+        std::size_t from_host = 0;
+        if (b.init == boundary::Init::data && bytes < Staging::small) from_host = bytes;
+        if (b.init == boundary::Init::periodic) from_host = std::min(b.period * b.elem, bytes);
+        return (from_host < Staging::small ? from_host : 0) + (b.back >= 0 && bytes < Staging::small ? bytes : 0);
+    }
+
+    // Queued on stream 0 when small; a larger copy from pageable memory waits.
+    void to_device(unsigned char* to, const unsigned char* from, std::size_t bytes)
+    {
+        if (bytes >= Staging::small) {
+            CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice));
+            return;
+        }
+        unsigned char* staged = staging_.take(bytes);
+        std::memcpy(staged, from, bytes);
+        CUDA_CHECK(cudaMemcpyAsync(to, staged, bytes, cudaMemcpyHostToDevice, cudaStream_t{}));
+    }
+
+    // Device buffers are filled on stream 0, without waiting.
     void fill(Call::Buffer& buf, bool host)
     {
         const boundary::BufferSpec& b = buf.spec;
@@ -262,13 +327,14 @@ private:
         if (bytes == 0 || b.init == boundary::Init::none) return;
         if (b.init == boundary::Init::fill) {
             if (host) std::memset(buf.base, static_cast<int>(b.fill), bytes);
-            else CUDA_CHECK(cudaMemset(buf.base, static_cast<int>(b.fill), bytes));
+            else CUDA_CHECK(cudaMemsetAsync(buf.base, static_cast<int>(b.fill), bytes, cudaStream_t{}));
             return;
         }
         if (b.init == boundary::Init::data) {
             if (host) std::memcpy(buf.base, source(b, bytes), bytes);
-            else if (bytes >= (std::size_t{1} << 20)) CUDA_CHECK(cudaMemcpy(buf.base, cached(b, bytes), bytes, cudaMemcpyDeviceToDevice));
-            else CUDA_CHECK(cudaMemcpy(buf.base, source(b, bytes), bytes, cudaMemcpyHostToDevice));
+            else if (bytes >= Staging::small)
+                CUDA_CHECK(cudaMemcpyAsync(buf.base, cached(b, bytes), bytes, cudaMemcpyDeviceToDevice, cudaStream_t{}));
+            else to_device(buf.base, source(b, bytes), bytes);
             return;
         }
         // periodic: one period from the arena, then doubling copies (a whole number of periods each time)
@@ -279,9 +345,10 @@ private:
             for (std::size_t at = 0; at < bytes; at += period) std::memcpy(buf.base + at, src, std::min(period, bytes - at));
             return;
         }
-        CUDA_CHECK(cudaMemcpy(buf.base, src, period, cudaMemcpyHostToDevice));
+        to_device(buf.base, src, period);
         for (std::size_t filled = period; filled < bytes; filled *= 2)
-            CUDA_CHECK(cudaMemcpy(buf.base + filled, buf.base, std::min(filled, bytes - filled), cudaMemcpyDeviceToDevice));
+            CUDA_CHECK(cudaMemcpyAsync(buf.base + filled, buf.base, std::min(filled, bytes - filled),
+                                       cudaMemcpyDeviceToDevice, cudaStream_t{}));
     }
 
     void give_back(std::vector<Call::Buffer>& buffers, bool host)
@@ -328,11 +395,17 @@ private:
             }
             buffers.push_back(buf);
         }
+        if (!op.host) {
+            std::size_t staged = 0;
+            for (const auto& buf : buffers) staged += staged_bytes(buf.spec);
+            staging_.reserve(staged);
+            if (inputs_filled_ == nullptr) CUDA_CHECK(cudaEventCreateWithFlags(&inputs_filled_, cudaEventDisableTiming));
+        }
         for (auto& buf : buffers)
             if (buf.owned) fill(buf, op.host);
-        if (!op.host) CUDA_CHECK(cudaDeviceSynchronize());  // the inputs are in place before any stream starts
+        if (!op.host) CUDA_CHECK(cudaEventRecord(inputs_filled_, cudaStream_t{}));  // own streams wait for it
 
-        Call c(request, buffers, kept_, streams_);
+        Call c(request, buffers, kept_, streams_, op.host ? nullptr : inputs_filled_);
         if (!op.host && c.param("course_mark") == 1) launch_timed_call_marker();
         try {
             op.run(c);
@@ -348,35 +421,44 @@ private:
         return c.reply();
     }
 
-    // Every buffer the checker asked for, whole (lead, count and tail), into the output arena. After launches on
-    // the runner's own streams, only those streams are waited for before the copy: work that a launcher put on
-    // another stream is not, so its output is read as it is then.
+    // Every buffer the checker asked for, whole (lead, count and tail), into the output arena: the small ones
+    // queued behind the operation on stream 0 (on the runner's first own stream after launches on its own
+    // streams, when the others are done), then one wait. Work that a launcher put on a non-blocking stream of its
+    // own is not waited for, so its output is read as it is then.
     void copy_back(const boundary::Request& request, std::vector<Call::Buffer>& buffers, bool host, bool own_streams)
     {
-        if (!host) {
-            if (own_streams) {
-                for (cudaStream_t s : streams_) CUDA_CHECK(cudaStreamSynchronize(s));
-            } else {
-                CUDA_CHECK(cudaDeviceSynchronize());
-            }
+        struct Copy {
+            unsigned char* to;
+            const unsigned char* from;
+            std::size_t bytes;
+        };
+        std::vector<Copy> staged, large;
+        cudaStream_t stream{};
+        if (!host && own_streams) {
+            for (std::size_t i = 1; i < streams_.size(); ++i) CUDA_CHECK(cudaStreamSynchronize(streams_[i]));
+            stream = streams_[0];
         }
         for (const Call::Buffer& buf : buffers) {
             if (buf.spec.back < 0) continue;
             const std::size_t bytes = buf.spec.bytes();
             unsigned char* to = destination(request.out_arena, buf.spec.back, bytes);
             if (bytes == 0) continue;
-            if (host) std::memcpy(to, buf.base, bytes);
-            else if (own_streams) {
-                CUDA_CHECK(cudaMemcpyAsync(to, buf.base, bytes, cudaMemcpyDeviceToHost, streams_[0]));
-                CUDA_CHECK(cudaStreamSynchronize(streams_[0]));
+            if (host) {
+                std::memcpy(to, buf.base, bytes);
+            } else if (bytes < Staging::small) {
+                unsigned char* into = staging_.take(bytes);
+                CUDA_CHECK(cudaMemcpyAsync(into, buf.base, bytes, cudaMemcpyDeviceToHost, stream));
+                staged.push_back({to, into, bytes});
             } else {
-                CUDA_CHECK(cudaMemcpy(to, buf.base, bytes, cudaMemcpyDeviceToHost));
+                large.push_back({to, buf.base, bytes});
             }
         }
-        if (!host) {
-            CUDA_CHECK(cudaDeviceSynchronize());
-            CUDA_CHECK(cudaGetLastError());
-        }
+        if (host) return;
+        CUDA_CHECK(cudaStreamSynchronize(stream));  // the call's one wait
+        for (const Copy& c : large) CUDA_CHECK(cudaMemcpy(c.to, c.from, c.bytes, cudaMemcpyDeviceToHost));
+        for (const Copy& c : staged) std::memcpy(c.to, c.from, c.bytes);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaGetLastError());
     }
 
     // @fetch: bytes [first, first + bytes) of buffer `buffer` of the held call (whole allocation, lead included)
@@ -430,6 +512,8 @@ private:
     std::map<std::tuple<int, std::size_t, std::size_t>, void*> cache_;
     std::map<std::string, Call::Kept> kept_;
     std::vector<cudaStream_t> streams_;
+    Staging staging_;
+    cudaEvent_t inputs_filled_ = nullptr;
     std::vector<Call::Buffer> held_;
     bool held_host_ = false;
 };

@@ -12,8 +12,9 @@
 //   int main() { return course::runner::serve({course::runner::ops_of(histogram_progression, launch)}); }
 //
 // serve() answers requests until the checker closes the socket: it allocates each buffer (exactly lead + count
-// + tail elements, so compute-sanitizer sees any access outside them), fills it, runs the operation, waits for
-// the GPU, copies back what the checker asked for and replies. std::invalid_argument becomes a "rejected"
+// + tail elements, so compute-sanitizer sees any access outside them), fills it, runs the operation, copies back
+// what the checker asked for - all queued on stream 0 (or the runner's own streams), with one wait at the end -
+// and replies. std::invalid_argument becomes a "rejected"
 // reply; any other exception an "error" one (a sticky CUDA error, one that spoils the context, also ends the
 // runner).
 #pragma once
@@ -91,7 +92,7 @@ public:
 
     // For serve(): not part of an operation's interface.
     Call(const boundary::Request& request, std::vector<Buffer>& buffers, std::map<std::string, Kept>& kept,
-         std::vector<cudaStream_t>& streams);
+         std::vector<cudaStream_t>& streams, cudaEvent_t inputs_filled);
     bool used_own_streams() const { return used_streams_; }
     boundary::Reply& reply() { return reply_; }
 
@@ -102,6 +103,7 @@ private:
     std::vector<Buffer>* buffers_;
     std::map<std::string, Kept>* kept_;
     std::vector<cudaStream_t>* streams_;
+    cudaEvent_t inputs_filled_;  // recorded on stream 0 after the buffers were filled (nullptr: a host operation)
     bool used_streams_ = false;
     boundary::Reply reply_;
 };
