@@ -48,6 +48,12 @@ std::optional<std::string> gpu_unavailable_reason()
     return std::nullopt;
 }
 
+bool gpu_present()
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
 std::size_t free_device_memory()
 {
     std::size_t free_bytes = 0, total_bytes = 0;

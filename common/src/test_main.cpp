@@ -6,7 +6,7 @@
 // in CUDA's words, is printed). A GPU test can therefore never pass silently on a machine without a GPU.
 //
 // With COURSE_CALL_FAULTS set (tools/grade.py), a run that ends here writes there how many runner calls ended
-// without an answer, plus the test cases that threw and the measured rates that fell short: 0 means every
+// without an answer, plus the test cases that threw and the doubtful failures (course/testing.hpp): 0 means every
 // failure was a verdict on answers or counts, which no other program on the GPU can change (the grader then
 // does not run a failed test again alone).
 #define DOCTEST_CONFIG_IMPLEMENT
@@ -65,7 +65,7 @@ int exit_with(int code)
     if (const char* path = std::getenv("COURSE_CALL_FAULTS")) {
         if (std::FILE* f = std::fopen(path, "w")) {
             std::fprintf(f, "%d\n", course::checker::faulted_calls() + cases_thrown +
-                                        course::testing::detail::rates_short());
+                                        course::testing::detail::doubtful_failures());
             std::fclose(f);
         }
     }

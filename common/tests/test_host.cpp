@@ -201,4 +201,30 @@ TEST_CASE("test sizes and block sizes")
     CHECK(course::median({3, 1, 2}) == 2);
     CHECK(course::median({4, 1, 2, 3}) == 2.5);
 }
+TEST_CASE("compute-sanitizer reports: a hazard, a clean run, and the tool's own failure to watch")
+{
+    namespace d = course::testing::detail;
+    // racecheck beside a program that held the GPU's free memory (H100, CUDA 13.0, 2026-11-27): the tool counts
+    // its own failure as an error, which must not read as the student's race
+    const std::string could_not_watch =
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Device not supported. Please refer to the \"Supported Devices\" section of the sanitizer "
+        "documentation\n=========\n========= Target application returned an error\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+    // scan_race_demo under racecheck (docs/07_scan.md)
+    const std::string race =
+        "========= Error: Race reported between Read access at <unnamed>::hillis_steele_single_buffer(const int *, "
+        "int *)+0x150 in scan_race_demo.cu:26\n=========     and Write access at "
+        "<unnamed>::hillis_steele_single_buffer(const int *, int *)+0x170 in scan_race_demo.cu:26 [27692 hazards]\n"
+        "========= RACECHECK SUMMARY: 10 hazards displayed (20 errors, 0 warnings)\n";
+    const std::string clean = "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, "
+                              "0 warnings)\n";
+    CHECK_FALSE(d::summaries_clean(could_not_watch));
+    CHECK(d::tool_could_not_watch(could_not_watch));
+    CHECK_FALSE(d::summaries_clean(race));
+    CHECK_FALSE(d::tool_could_not_watch(race));
+    CHECK(d::summaries_clean(clean));
+    CHECK_FALSE(d::tool_could_not_watch(clean));
+    CHECK_FALSE(d::summaries_clean(""));  // no summary: the tool never finished
+}
 }

@@ -26,6 +26,9 @@ std::string describe(const DeviceInfo& info);
 // CUDA-capable GPU or driver found (cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime
 // version)").
 std::optional<std::string> gpu_unavailable_reason();
+// Whether the driver lists a CUDA device (no context is made): a GPU that is there may still refuse a context,
+// when other programs hold its memory.
+bool gpu_present();
 
 // Bytes of device memory free right now.
 std::size_t free_device_memory();

@@ -90,8 +90,7 @@ std::optional<Profile> ncu_profile(const std::vector<std::string>& kernels, cons
                                    const std::function<void()>& calls);
 
 // Whether a rate Nsight Compute measured (04.6's DRAM throughput) is above its lesson's threshold. Other programs
-// on the GPU can lower a rate, so a shortfall counts with the runner calls that got no answer (COURSE_CALL_FAULTS:
-// the grader runs the test again alone, and that run decides).
+// on the GPU can lower a rate, so a shortfall is a doubtful failure (detail::doubtful_failures).
 bool rate_passes(double rate, double threshold);
 
 // A call that must return normally: true if it did, else the case fails naming the task, the call and what
@@ -125,12 +124,19 @@ int skipped_gpu_cases();
 const std::string& skip_reason();
 std::uint64_t run_seed();
 const std::string& last_call();
-int rates_short();  // rate_passes() said no
+// Failures that other programs on the GPU may have caused, counted with the runner calls that got no answer
+// (COURSE_CALL_FAULTS: the grader runs such a test again alone, and that run decides): a rate short of its
+// threshold (rate_passes), a GPU that is there but gave no CUDA context (its memory held by others), a
+// compute-sanitizer that could not watch the kernels (tool_could_not_watch).
+int doubtful_failures();
 // CHECK_RESULT and CHECK_ARRAY note what they are about to check ("TODO(03.2): reduce_interleaved(n=33,
 // block=32)"), so that a crash inside it prints the task and n with the seed.
 std::string note_call(const std::string& task, const std::string& what);
 // A compute-sanitizer report with at least one summary line, each of them counting 0.
 bool summaries_clean(const std::string& report);
+// A compute-sanitizer report of the tool's own failure to watch the kernels, which it counts as an error: beside
+// a program that held the GPU's free memory, racecheck said "Error: Device not supported" (H100, CUDA 13.0).
+bool tool_could_not_watch(const std::string& report);
 // The launches of an ncu --csv --page raw log (ncu_launches).
 std::vector<NcuLaunch> ncu_rows(const std::string& log, const std::vector<std::string>& metrics);
 // Records a case left out with its reason (kSkipMarker); the grader reads it as "not graded".
