@@ -159,7 +159,7 @@ PY
                     python3 tools/grade.py --class "$LOGS/class" --out "$grades" --gpu-arch "$ARCH" --worktree --seed 1 \
                         --workers "$workers" --gpu-share "$share" ${GRADE_ARGS:-} > "$LOGS/grade-w$workers-$share.log" 2>&1
                     python3 tests/grading/fixtures.py check "$LOGS/class" "$grades" $part > "$LOGS/grade-check-w$workers-$share.log" 2>&1
-                    note "grader fixtures${part:+ ($part)}, $workers worker(s), sharing $share: check exit $?; $(grep -A1 'worker(s):' "$LOGS/grade-w$workers-$share.log")"
+                    note "grader fixtures${part:+ ($part)}, $workers worker(s), sharing $share: check exit $?; $(grep -A2 'worker(s):' "$LOGS/grade-w$workers-$share.log")"
                     cat "$LOGS/grade-check-w$workers-$share.log"
                     same_as "$LOGS/gradebook-fixtures" "$grades" "fixtures, $workers worker(s), sharing $share"
                 done

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import preflight, reports, sandbox
 from .gpu_share import GpuShare
-from .model import FAILED, Outcome, Task
+from .model import FAILED, LESSON, Outcome, Task
 from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
 from .shortcuts import find_forbidden
 from .submission import (COMMITTED_HEAD, edition_commit, find_by_name, find_course_root, ignored_files,
@@ -321,6 +321,8 @@ def grade_batch(entries, course_root, out_root, options, log=print):
         list(pool.map(grade, entries))
     wall = time.monotonic() - start
     slowest = sorted(records, key=lambda r: -r["seconds"])[:3]
+    lesson = sum(test.get("seconds") or 0 for r in records for task in r["tasks"] if task["task"].endswith("." + LESSON)
+                 for test in task["tests"])
     sharing = f"GPU shared ({workers[0].gpu_share.slots} tests at once)" if workers[0].gpu_share else "GPU not shared"
     summary = [f"{len(records)} submission(s), {len(workers)} worker(s): {wall:.0f} s wall "
                f"({wall / len(records):.1f} s per student, grading trees included"
@@ -336,6 +338,9 @@ def grade_batch(entries, course_root, out_root, options, log=print):
                f"alone): {sum(r.get('failures_confirmed_alone', 0) for r in records)}",
                "slowest: " + ", ".join(f"{reports.printable(r['student'])} {r['seconds']:.0f} s" for r in slowest),
                f"seed {batch.seed}" + (f"; UNSANDBOXED: {batch.sandbox_problem}" if batch.sandbox_problem else "")]
+    if lesson:  # never two at once on one GPU (GpuShare's counters place): a floor under the wall per GPU
+        summary.insert(2, f"lesson tests (Nsight Compute's counters, one at a time on a GPU): {lesson / len(records):.1f} s "
+                          f"per submission on average, {lesson:.0f} s in all")
     if not options.workspace:
         shutil.rmtree(base, ignore_errors=True)
     return records, summary
