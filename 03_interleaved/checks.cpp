@@ -38,17 +38,6 @@ const Reduction sequential = sequential_task.reductions().front();
 using course::testing::lesson_block;
 using course::testing::lesson_n;
 
-// Shared-memory bank conflicts (loads plus stores) of r's kernel in its lesson subject, as Nsight Compute counts
-// them: the extra passes ("wavefronts") a warp's access needed because it asked one bank for several words.
-std::optional<double> bank_conflicts(const Reduction& r)
-{
-    const std::string loads = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-    const std::string stores = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
-    const auto profile = course::testing::lesson_profile({r}, {loads, stores});
-    if (!profile) return std::nullopt;
-    return profile->at(r.op).at(loads) + profile->at(r.op).at(stores);
-}
-
 // The bank conflicts of the strided tree (Task 03.3) in the lesson subject, by the README's model: 32 banks of
 // 4-byte words, and a warp's access takes as many passes as the most different words it asks one bank for.
 // Counted for the two loads (word index and index + s) and the store of every level, in every warp with a busy
@@ -75,52 +64,40 @@ const double strided_model = strided_model_conflicts();
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------- 03.2 lesson
-// The lesson of 03.2, measured: every warp steps through every level in all three shared-memory kernels (each
-// level's `if` is predicated); what reduce0 pays for is `tid % (2*s)`, an integer division with a divisor known
-// only at run time: about 1.8x the strided kernel's warp instructions (block 256, sm_90). That kernel is the
-// student's own 03.3: this line fails while 03.3 does not work either.
-TEST_CASE("TODO(03.2) lesson: reduce_shared_modulo executes the modulo's extra instructions")
+// ------------------------------------------------------------------------------------------ 03.2-03.4 lesson
+// The lessons of 03.2-03.4, measured in one Nsight Compute session (its start is most of a lesson test's time):
+// - 03.2: every warp steps through every level in all three shared-memory kernels (each level's `if` is
+//   predicated); what reduce0 pays for is `tid % (2*s)`, an integer division with a divisor known only at run
+//   time: about 1.8x the strided kernel's warp instructions (block 256, sm_90). That kernel is the student's own
+//   03.3: this verdict fails while 03.3 does not work either.
+// - 03.3: strided addressing has the bank conflicts the README's table counts. Nsight Compute matched that model
+//   to within a few per cent (H200, 2^24 ints, blocks of 256); at least half of it must be there.
+// - 03.4: sequential addressing has under 1/20 of the strided kernel's bank conflicts (measured 114x fewer
+//   shared-load conflicts on an H200). The strided count is the README's model of 03.3's addressing, so that this
+//   verdict does not depend on the student's own 03.3.
+TEST_CASE("TODO(03.2-03.4) lesson: the modulo's extra instructions, then strided and sequential addressing's bank "
+          "conflicts")
 {
     REQUIRE_GPU();
-    const std::string metric = "smsp__inst_executed.sum";
-    const auto profile = course::testing::lesson_profile({modulo, strided}, {metric});
+    const std::string instructions = "smsp__inst_executed.sum";
+    const std::string loads = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+    const std::string stores = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+    const auto profile = course::testing::lesson_profile({modulo, strided, sequential}, {instructions, loads, stores});
     if (!profile) return;
-    const double by_modulo = profile->at("reduce_shared_modulo").at(metric);
-    const double by_strided = profile->at("reduce_shared_strided").at(metric);
-    VERIFY(by_modulo >= 1.25 * by_strided,
-           "TODO(03.2): reduce_shared_modulo executed " << by_modulo << " warp instructions, not 1.25x the "
-               << by_strided << " of reduce_shared_strided (TODO(03.3)): is it Harris's reduce0, busy threads "
-                  "picked with tid % (2*s) == 0?");
-}
-
-// ---------------------------------------------------------------------------------------------- 03.3 lesson
-// The lesson of 03.3, measured: strided addressing has the bank conflicts the README's table counts. Nsight
-// Compute matched that model to within a few per cent (H200, 2^24 ints, blocks of 256); at least half of it
-// must be there.
-TEST_CASE("TODO(03.3) lesson: reduce_shared_strided has the bank conflicts of strided addressing")
-{
-    REQUIRE_GPU();
-    const auto conflicts = bank_conflicts(strided);
-    if (!conflicts) return;
-    VERIFY(*conflicts >= 0.5 * strided_model,
-           "TODO(03.3): reduce_shared_strided has " << *conflicts << " bank conflicts, not even half of the "
+    const auto of = [&](const Reduction& r, const std::string& metric) { return profile->at(r.op).at(metric); };
+    // Shared-memory bank conflicts, loads plus stores: the extra passes ("wavefronts") a warp's access needed
+    // because it asked one bank for several words.
+    const auto conflicts = [&](const Reduction& r) { return of(r, loads) + of(r, stores); };
+    VERIFY(of(modulo, instructions) >= 1.25 * of(strided, instructions),
+           "TODO(03.2): reduce_shared_modulo executed " << of(modulo, instructions) << " warp instructions, not 1.25x "
+               "the " << of(strided, instructions) << " of reduce_shared_strided (TODO(03.3)): is it Harris's reduce0, "
+               "busy threads picked with tid % (2*s) == 0?");
+    VERIFY(conflicts(strided) >= 0.5 * strided_model,
+           "TODO(03.3): reduce_shared_strided has " << conflicts(strided) << " bank conflicts, not even half of the "
                << strided_model << " that thread tid on word 2*s*tid makes (README, \"Shared-memory banks\"): is it "
                   "the strided addressing of Harris's reduce1?");
-}
-
-// ---------------------------------------------------------------------------------------------- 03.4 lesson
-// The lesson of 03.4, measured: sequential addressing has under 1/20 of the strided kernel's bank conflicts
-// (measured 114x fewer shared-load conflicts on an H200). The strided count is the README's model of Task
-// 03.3's addressing (what Nsight Compute measures for it, within a few per cent), so that this check does not
-// depend on the student's own 03.3.
-TEST_CASE("TODO(03.4) lesson: reduce_shared_sequential has under 1/20 of the strided kernel's bank conflicts")
-{
-    REQUIRE_GPU();
-    const auto conflicts = bank_conflicts(sequential);
-    if (!conflicts) return;
-    VERIFY(*conflicts * 20 < strided_model,
-           "TODO(03.4): reduce_shared_sequential has " << *conflicts << " bank conflicts, not under 1/20 of the "
-               << strided_model << " of strided addressing: do the busy lanes of a warp read consecutive words "
+    VERIFY(conflicts(sequential) * 20 < strided_model,
+           "TODO(03.4): reduce_shared_sequential has " << conflicts(sequential) << " bank conflicts, not under 1/20 of "
+               "the " << strided_model << " of strided addressing: do the busy lanes of a warp read consecutive words "
                   "(thread tid < s adds word tid + s)?");
 }

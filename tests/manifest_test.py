@@ -24,9 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from grading.model import TASK_TEST, tasks_of  # noqa: E402
 from lint_chapters import meson_var  # noqa: E402
-
-TASK_TEST = re.compile(r"^TODO\((\d\d\.\d+)\) ?(large|lesson|performance)?")
 
 
 def listed(program, *args):
@@ -72,10 +71,12 @@ def main():
         graded, by_test = set(), {"large": set(), "lesson": set(), "performance": set()}
         for t in tests:
             m = TASK_TEST.match(t["name"]) if any(s.split(":")[0] == name for s in t["suite"]) else None
-            if m and m.group(1).startswith(nn + "."):
-                graded.add(m.group(1))
-                if m.group(2):
-                    by_test[m.group(2)].add(m.group(1))
+            if m and m.group(1) == nn:
+                kind = re.match(r"(large|lesson|performance)\b", m.group("what"))
+                for task in tasks_of(t["name"]):
+                    graded.add(task)
+                    if kind:
+                        by_test[kind.group(1)].add(task)
         for s in steps:
             if s["task"] not in graded | {"given"}:
                 bad(f"step {s['name']} names task {s['task']}, which is not graded (Meson's tasks: {sorted(graded)})")

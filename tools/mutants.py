@@ -26,6 +26,7 @@ was killed, 1 when one survived (or could not be graded here), 2 on an error: ba
 not found exactly once in its file, a chapter that does not configure, or a solution that fails its own tests.
 """
 import argparse
+import fcntl
 import os
 import re
 import shutil
@@ -34,6 +35,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,8 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 from grading import doctest_xml  # noqa: E402
-from grading.model import FAILED, NOT_GRADED, PASSED, TASK_TEST  # noqa: E402
-from grading.runner import TIMEOUT_HINT, Build, gpu_works, run_doctest, run_program  # noqa: E402
+from grading.model import FAILED, NOT_GRADED, PASSED, tasks_of  # noqa: E402
+from grading.runner import TIMEOUT_HINT, Build, gpu_works, is_lesson, run_doctest, run_program  # noqa: E402
 from grading.workspace import first_errors  # noqa: E402
 
 DATA = ROOT / "tests" / "mutants"  # one NN_name.toml per chapter
@@ -162,9 +164,21 @@ def check_edits(tree, mutants):
         raise MutantError("mutants that no longer fit their solution file:\n  " + "\n  ".join(problems))
 
 
-def task_of(test):
-    m = TASK_TEST.match(test["name"])
-    return f"{m.group(1)}.{m.group(2)}"
+# Two Nsight Compute sessions at once on one GPU get a runner killed (exit code 9: H100, CUDA 13.0, the mutants
+# of 02 and 03 checked side by side as tools/gpu_check.sh runs them). The lesson tests of every mutants.py on the
+# machine take turns through this lock, as the grader's take the GPU's counters place one at a time.
+COUNTERS_LOCK = Path(tempfile.gettempdir()) / "course-mutants-counters.lock"
+
+
+@contextmanager
+def counters_turn(test):
+    """Holds the machine's counters lock while a lesson test runs (other tests run at once)."""
+    if not is_lesson(test["name"]):
+        yield
+        return
+    with open(COUNTERS_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 def is_host(test):
@@ -196,7 +210,7 @@ class Chapter:
         """The task's graded tests, less its performance test: a mutant is a wrong kernel, which the ordinary
         checks kill; timing one would only hold Nsight Compute (one profiler at a time per GPU) from the other
         chapters' mutants running beside it."""
-        return [t for t in self.build.task_tests() if task_of(t) == task
+        return [t for t in self.build.task_tests() if task in tasks_of(t["name"])
                 and not any(s.split(":")[-1] == "performance" for s in t["suite"])]
 
     def targets_for(self, tests):
@@ -244,8 +258,9 @@ class Chapter:
             report, out = self.logs / f"{stem}.xml", self.logs / f"{stem}.log"
             timeout = test.get("timeout") or 600
             env = dict(os.environ, **(test.get("env") or {}))
-            code, _ = run_doctest(test["cmd"], report, out, timeout, env, test.get("workdir") or self.build_dir,
-                                  first_failure=True)
+            with counters_turn(test):
+                code, _ = run_doctest(test["cmd"], report, out, timeout, env, test.get("workdir") or self.build_dir,
+                                      first_failure=True)
             if code is None:
                 return FAILED, f"{test['name']}: TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})"
             exe = test["cmd"][0]

@@ -5,8 +5,9 @@ from dataclasses import asdict, dataclass, field
 PASSED, FAILED, NOT_GRADED = "passed", "failed", "not graded"
 _RANK = {PASSED: 0, NOT_GRADED: 1, FAILED: 2}
 
-# A graded Meson test is named after its task: "TODO(03.2) reduce_shared_modulo".
-TASK_TEST = re.compile(r"^TODO\((\d\d)\.(\d+)\)\s*(.*)$")
+# A graded Meson test is named after its task: "TODO(03.2) reduce_shared_modulo"; a chapter's lesson test after
+# the consecutive tasks it judges, "TODO(03.2-03.4) lesson" (one Nsight Compute session for all of them).
+TASK_TEST = re.compile(r"^TODO\((\d\d)\.(\d+)(?:-\1\.(\d+))?\)\s*(?P<what>.*)$")
 # The lesson suite's tests ("TODO(03.4) lesson": Nsight Compute counters) are graded as one line per chapter,
 # "03.lesson", so that an instructor can keep or drop them (grade.py --no-lesson).
 LESSON = "lesson"
@@ -15,6 +16,13 @@ LESSON_NAME = "lesson: what each kernel's structure is for, measured with Nsight
 # "04.performance", its points piecewise linear in the fraction of copy bandwidth (grading.toml [performance]).
 PERFORMANCE = "performance"
 PERFORMANCE_NAME = "performance: the final kernel's bandwidth as a fraction of the GPU's copy bandwidth"
+
+
+def tasks_of(test_name):
+    """The tasks a graded test judges: ["03.2"] for "TODO(03.2) large", ["03.2", "03.3", "03.4"] for
+    "TODO(03.2-03.4) lesson"."""
+    m = TASK_TEST.match(test_name)
+    return [f"{m.group(1)}.{k}" for k in range(int(m.group(2)), int(m.group(3) or m.group(2)) + 1)]
 
 
 @dataclass

@@ -59,11 +59,11 @@ class Build:
 
 
 def is_lesson(test_name):
-    return TASK_TEST.match(test_name).group(3).strip().startswith(LESSON)
+    return TASK_TEST.match(test_name).group("what").strip().startswith(LESSON)
 
 
 def is_performance(test_name):
-    return TASK_TEST.match(test_name).group(3).strip() == PERFORMANCE
+    return TASK_TEST.match(test_name).group("what").strip() == PERFORMANCE
 
 
 def task_id_of(test_name):
@@ -77,7 +77,7 @@ def task_id_of(test_name):
 def task_name_of(test_name):
     if is_performance(test_name):
         return PERFORMANCE_NAME
-    return LESSON_NAME if is_lesson(test_name) else TASK_TEST.match(test_name).group(3).strip()
+    return LESSON_NAME if is_lesson(test_name) else TASK_TEST.match(test_name).group("what").strip()
 
 
 def read_measure(path):

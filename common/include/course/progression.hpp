@@ -21,8 +21,8 @@ struct Step {
     // Which of its task's tests run this kernel beyond the ordinary checks (Meson's large_tasks, lesson_tasks
     // and performance_task must agree):
     bool large = false;            // 'TODO(NN.k) large': past 2^31 elements
-    const char* lesson = nullptr;  // 'TODO(NN.k) lesson': the Nsight Compute metrics it judges (ncu's
-                                   // --metrics list), which tools/profile.sh prints for the chapter too
+    const char* lesson = nullptr;  // the Nsight Compute metrics its lesson judges (ncu's --metrics list) in the
+                                   // chapter's 'TODO(NN.j-NN.k) lesson', which tools/profile.sh prints too
     bool timed = false;            // 'TODO(NN.k) performance': the chapter's final kernel, timed (course/performance.hpp)
 };
 
