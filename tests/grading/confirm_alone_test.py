@@ -18,7 +18,13 @@ with every call answered (its checks write 0 to COURSE_CALL_FAULTS: a verdict no
      failure is run again (a broken test beside others) or the test passed;
   6. lesson tests share the GPU with another submission's hog: a passing one takes no turn alone, and one whose
      measured rate fell short beside the hog (its checks count the shortfall in COURSE_CALL_FAULTS) is run again
-     with the GPU alone, where it passes: 1 re-run, 1 turn alone.
+     with the GPU alone, where it passes: 1 re-run, 1 turn alone;
+  7. a submission that holds the GPU's free memory (gpu_memory_hog): one of its tests, "greedy", passes beside
+     another submission's hog (which holds some of that memory) and finds none alone; another, "starved", finds
+     none at all. The starved failure is run again alone, and since it found no memory even there, so is the
+     greedy pass: both fail, 2 re-runs (without that rule the greedy test would pass only beside a neighbour).
+     A victim that found no memory beside the hog and passes alone is the neighbour's doing: its "fine" pass is
+     not run again (1 re-run).
 Exits 1 with what went otherwise."""
 import os
 import sys
@@ -30,6 +36,7 @@ from pathlib import Path
 from fake_checks import FakeBuild, answer, finish, main_or_fake, program
 
 CASE = "TODO(02.1) {} case"
+OUT_OF_MEMORY = "reduce_neighbored(n=16777223, block=32) failed: cudaErrorMemoryAllocation (out of memory)"
 
 
 def fake_checks(role, argv):
@@ -47,9 +54,11 @@ def fake_checks(role, argv):
         time.sleep(0.3)  # the victim looks while the hog holds on
         if role == "lesson_rate":  # a rate: lower beside the hog
             Path(os.environ["COURSE_CALL_FAULTS"]).write_text(f"{int(marker.exists())}\n")
-    ok = role in ("hog", "large", "lesson") or (role in ("victim", "lesson_rate") and not marker.exists())
+    ok = (role in ("hog", "large", "lesson", "fine") or (role in ("victim", "lesson_rate", "victim_oom") and
+                                                         not marker.exists()) or (role == "greedy" and marker.exists()))
     reason = ("TODO(02.5): reduce_neighbored(n=1, block=32) TIMEOUT: reduce_neighbored did not return within 60 s"
               if role == "call_hung"
+              else OUT_OF_MEMORY if role in ("greedy", "starved", "victim_oom")
               else "kernel launch failed")
     return answer(CASE.format(role), argv, ok, reason)
 
@@ -145,11 +154,28 @@ def main():
             expect(f"6. lessons {[t['name'] for t in lessons.tests]} beside another submission's hog: the lesson "
                    "line, its re-runs, turns alone", (results["b"][0]["02.lesson"][0], results["b"][1], share.turns),
                    want)
+
+        for roles, want in ((("greedy", "starved"), ({"02.2": FAILED, "02.3": FAILED}, ["TODO(02.3) starved",
+                                                                                      "TODO(02.2) greedy"])),
+                            (("victim_oom", "fine"), ({"02.2": PASSED, "02.3": PASSED}, ["TODO(02.2) victim_oom"]))):
+            share, results = GpuShare(8, 80.0), {"waited": {}}
+            hog = FakeBuild(tmp, test("02.1", "hog"))
+            other = FakeBuild(tmp, test("02.2", roles[0]), test("02.3", roles[1]))
+            a = threading.Thread(target=lambda: results.update(a=grade(hog, 1, share, "7a")))
+            b = threading.Thread(target=lambda: results.update(
+                b=run_tasks(other, ["02_neighbored"], tmp / "7b", gpu_present=True, chapter_timeout=60, jobs=4,
+                            gpu_share=share, waited=results["waited"])))
+            a.start(), b.start(), a.join(), b.join()
+            expect(f"7. {' and '.join(roles)} beside another submission's hog: their verdicts, the tests run again "
+                   "alone",
+                   ({t: results["b"][t].status for t in ("02.2", "02.3")},
+                    [c["test"] for c in results["waited"]["confirmed"]]), want)
     finish("confirm_alone_test", problems,
            "a failure beside other tests is run again on its own and that run decides (beside its own tests: one at a "
            "time; beside another submission's: with the GPU alone, one turn per submission); time-outs, failures "
            "beside nothing and wrong answers with every call answered are not run again, nor the large tests of their "
-           "tasks; lesson tests share the GPU, and a rate that fell short beside others is run again alone")
+           "tasks; lesson tests share the GPU, and a rate that fell short beside others is run again alone; when a "
+           "failure finds no GPU memory even alone, the submission's passes beside others are run alone too")
 
 
 if __name__ == "__main__":

@@ -334,8 +334,9 @@ def grade_batch(entries, course_root, out_root, options, log=print):
                    for what, key in (("build", "build_seconds"), ("library check", "library_check_seconds"),
                                      ("tests", "test_seconds"), ("of which waiting for the GPU (summed over tests)",
                                                                  "gpu_wait_seconds"))),
-               "failed tests run again with the GPU alone (a failure beside other submissions is confirmed "
-               f"alone): {sum(r.get('failures_confirmed_alone', 0) for r in records)}",
+               "tests run again with the GPU alone (a failure beside other submissions is confirmed alone, and "
+               f"so are the passes of a submission whose test found no GPU memory): "
+               f"{sum(r.get('failures_confirmed_alone', 0) for r in records)}",
                "slowest: " + ", ".join(f"{reports.printable(r['student'])} {r['seconds']:.0f} s" for r in slowest),
                f"seed {batch.seed}" + (f"; UNSANDBOXED: {batch.sandbox_problem}" if batch.sandbox_problem else "")]
     if lesson:  # never two at once on one GPU (GpuShare's counters place): a floor under the wall per GPU
