@@ -193,7 +193,7 @@ def grade_one(batch, worker, path, student, out_root, options):
                                   read_seconds=round(read_s, 1), build_seconds=round(build_s, 1),
                                   library_check_seconds=round(look_s, 1), test_seconds=round(tests_s, 1),
                                   gpu_wait_seconds=round(waited["gpu"], 1),
-                                  failures_confirmed_alone=len(waited["confirmed"]),
+                                  tests_confirmed_alone=len(waited["confirmed"]),
                                   confirmed_alone=waited["confirmed"],
                                   seconds=round(time.monotonic() - start, 1))
     reports.write_all(record, out_dir)
@@ -336,7 +336,7 @@ def grade_batch(entries, course_root, out_root, options, log=print):
                                                                  "gpu_wait_seconds"))),
                "tests run again with the GPU alone (a failure beside other submissions is confirmed alone, and "
                f"so are the passes of a submission whose test found no GPU memory): "
-               f"{sum(r.get('failures_confirmed_alone', 0) for r in records)}",
+               f"{sum(r.get('tests_confirmed_alone', 0) for r in records)}",
                "slowest: " + ", ".join(f"{reports.printable(r['student'])} {r['seconds']:.0f} s" for r in slowest),
                f"seed {batch.seed}" + (f"; UNSANDBOXED: {batch.sandbox_problem}" if batch.sandbox_problem else "")]
     if lesson:  # never two at once on one GPU (GpuShare's counters place): a floor under the wall per GPU

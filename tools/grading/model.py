@@ -8,7 +8,7 @@ _RANK = {PASSED: 0, NOT_GRADED: 1, FAILED: 2}
 # A graded Meson test is named after its task: "TODO(03.2) reduce_shared_modulo"; a chapter's lesson test after
 # the consecutive tasks it judges, "TODO(03.2-03.4) lesson" (one Nsight Compute session for all of them).
 TASK_TEST = re.compile(r"^TODO\((\d\d)\.(\d+)(?:-\1\.(\d+))?\)\s*(?P<what>.*)$")
-# The lesson suite's tests ("TODO(03.4) lesson": Nsight Compute counters) are graded as one line per chapter,
+# The lesson suite's tests ("TODO(03.2-03.4) lesson": Nsight Compute counters) are graded as one line per chapter,
 # "03.lesson", so that an instructor can keep or drop them (grade.py --no-lesson).
 LESSON = "lesson"
 LESSON_NAME = "lesson: what each kernel's structure is for, measured with Nsight Compute"
