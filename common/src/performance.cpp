@@ -175,8 +175,9 @@ void check_performance(const Performance& p)
     if (!baseline->empty() && baseline->front().text.count(name_metric)) gpu = baseline->front().text.at(name_metric);
 
     std::string wrong;
-    std::size_t call_index = 0;
     const auto launches = ncu_launches({time_metric, read_metric}, timing_options, [&] {
+        wrong.clear();  // ncu_launches may run the calls a second time
+        std::size_t call_index = 0;
         for (const std::string& input : p.inputs)
             for (int run = 0; run < p.runs && wrong.empty(); ++run, ++call_index) {
                 TimedCall t = p.timed(input, seed(0x7e5f00 + call_index));

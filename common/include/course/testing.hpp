@@ -68,8 +68,9 @@ bool check_tool_clean(const std::string& task, const char* tool, const std::func
 inline constexpr const char* race_tools[] = {"racecheck", "synccheck"};
 
 // Runs `calls` in a runner of its own under Nsight Compute (ncu --metrics `metrics` plus `options`, e.g. a
-// --kernel-name filter), once, and returns every launch ncu profiled, in order: the kernel's name and each
-// metric's value (as a number where it is one), read from the log file ncu wrote (outside the runner's reach).
+// --kernel-name filter), once (twice when ncu crashed after every call was answered: `calls` must be able to run
+// again), and returns every launch ncu profiled, in order: the kernel's name and each metric's value (as a number
+// where it is one), read from the log file ncu wrote (outside the runner's reach).
 // Without ncu, or when ncu cannot read the counters here (ERR_NVGPUCTRPERM, a sanitizer setup), the case is
 // skipped with the reason and the answer is nullopt.
 struct NcuLaunch {
