@@ -581,13 +581,16 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
         const auto starting = std::chrono::steady_clock::now();
         // Under a tool in the sandbox the chain now and then never starts the runner (H100, CUDA 13.0: the
         // sandbox's inner bwrap, forked inside a process the tool has injected, spins before it starts it). Such
-        // a start is abandoned after stalled_start_ and made again, twice at most; the last gets the call's limit.
-        int tries = tool_.empty() ? 1 : 3;
-        for (start(); !started(tries > 1 ? stalled_start_ : std::chrono::seconds(limit)); start()) {
+        // a start is abandoned after stalled_start_ and made again, four times at most (three stalls in a row were
+        // seen, the third never starting in 240 s); the last may take a minute at most under a tool (a start runs
+        // none of the kernels a tool slows), else the call's limit.
+        int tries = tool_.empty() ? 1 : 5;
+        const long long last_start = tool_.empty() ? limit : std::min(limit, 60LL);
+        for (start(); !started(tries > 1 ? stalled_start_ : std::chrono::seconds(last_start)); start()) {
             stop(std::chrono::seconds(0));
             if (--tries == 0) {
-                dead_ = "TIMEOUT: the runner did not start within " + std::to_string(limit) + " s (before " + where +
-                        "; a static initializer that never returns?)";
+                dead_ = "TIMEOUT: the runner did not start within " + std::to_string(last_start) + " s (before " +
+                        where + "; a static initializer that never returns?)";
                 result.outcome = Result::Outcome::timed_out;
                 result.message = dead_;
                 return result;

@@ -118,6 +118,7 @@ TEST_CASE("a start that stalls under a tool is made again; one that never starts
     const Result t = never.run(Call("iota", 4).output<int>(4, 0).timeout(std::chrono::seconds(1)));
     CHECK(t.outcome == Result::Outcome::timed_out);
     CHECK(t.message.find("did not start") != std::string::npos);
+    CHECK(never.finish().stalled_starts == 4);  // four abandoned, the fifth waited for the call's limit
 }
 
 TEST_CASE("a held call's buffer comes back window by window, until the next call")

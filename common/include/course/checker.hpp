@@ -198,7 +198,7 @@ private:
 // A runner process. Started on its first call, again after it crashed; ended by finish() or the destructor.
 // tool: the command placed in front of the runner (compute-sanitizer or ncu with their options), whose log
 // file the session owns (tool_log()). stalled_start: under a tool, how long a start may take before it is
-// abandoned and made again (twice at most; see exchange()). Beside other submissions' tests a race check's three
+// abandoned and made again (four times at most; see exchange()). Beside other submissions' tests a race check's three
 // starts (one plain, two under compute-sanitizer) took 3.4 s at most when none stalled (H100, a class of 13).
 class Session {
 public:
