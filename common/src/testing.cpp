@@ -20,6 +20,8 @@
 namespace course::testing {
 using detail::find_cuda_tool;
 using detail::record_skip;
+using detail::run_under_tool;
+using detail::ToolRun;
 
 namespace {
 int skipped_count = 0;
@@ -236,45 +238,32 @@ bool check_tool_clean(const std::string& task, const char* tool, const std::func
     std::vector<std::string> command = checker::sanitizer_command(tool, log);
     command.front() = *sanitizer;
     // compute-sanitizer itself now and then ends without writing its summary after its runner has answered
-    // every call (H100, CUDA 13.0: exit code 139, or no end at all): such a run says nothing of the kernels and
-    // is made once more. A summary, a crashed runner or an unanswered call is final.
-    std::string first_try;
-    for (int attempt = 1;; ++attempt) {
-        checker::Session tooled(command, log);
-        {
-            const checker::UseSession use(tooled);
-            calls();
-        }
-        const int answered = tooled.calls();
-        const int asked = tooled.requests();
-        const checker::Session::End end = tooled.finish();
-        const bool summarized = end.log.find("SUMMARY: ") != std::string::npos;
-        const bool tool_broke = !summarized && answered == asked && end.restarts == 0;
-        if (tool_broke && attempt == 1) {
-            first_try = "; a first run ended without the tool's summary (exit code " + std::to_string(end.exit_code) +
-                        ", signal " + std::to_string(end.signal) + ") and was made again";
-            continue;
-        }
-        const bool clean = detail::summaries_clean(end.log);
-        const bool ran = answered > 0 && answered == asked && end.restarts == 0 && end.exit_code == 0 && end.signal == 0;
-        const bool blind = detail::tool_could_not_watch(end.log);
-        if (blind) ++doubtful;
-        VERIFY(clean && ran,
-               task << ": compute-sanitizer --tool " << std::string(tool) << " "
-                    << std::string(clean ? "(no hazard reported) but its runner did not answer every call and end normally"
-                                   : blind ? "could not watch the kernels (its own error: no GPU memory left for it "
-                                             "beside other programs?)"
-                                   : summarized ? "reports a problem (a race, a missing barrier or a barrier not "
-                                                  "every thread reaches)"
-                                                : "ended without its summary")
-                    << "; calls answered " << answered << " of " << asked << ", runners restarted " << end.restarts
-                    << ", exit code " << end.exit_code << first_try << "; its report:\n" << end.log.substr(0, 6000));
-        if (!first_try.empty()) MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << first_try);
-        if (end.stalled_starts > 0)
-            MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << ": the chain stalled before the "
-                         << "runner started " << end.stalled_starts << " time(s) and was started again");
-        return clean && ran;
-    }
+    // every call (H100, CUDA 13.0: exit code 139, or no end at all): such a run is made once more.
+    const ToolRun run = run_under_tool(command, log, calls, [](const checker::Session::End& end) {
+        return end.log.find("SUMMARY: ") == std::string::npos;
+    });
+    const checker::Session::End& end = run.end;
+    const bool summarized = end.log.find("SUMMARY: ") != std::string::npos;
+    const bool clean = detail::summaries_clean(end.log);
+    const bool ran = run.answered > 0 && run.answered == run.asked && end.restarts == 0 && end.exit_code == 0 &&
+                     end.signal == 0;
+    const bool blind = detail::tool_could_not_watch(end.log);
+    if (blind) ++doubtful;
+    VERIFY(clean && ran,
+           task << ": compute-sanitizer --tool " << std::string(tool) << " "
+                << std::string(clean ? "(no hazard reported) but its runner did not answer every call and end normally"
+                               : blind ? "could not watch the kernels (its own error: no GPU memory left for it "
+                                         "beside other programs?)"
+                               : summarized ? "reports a problem (a race, a missing barrier or a barrier not "
+                                              "every thread reaches)"
+                                            : "ended without its summary")
+                << "; calls answered " << run.answered << " of " << run.asked << ", runners restarted " << end.restarts
+                << ", exit code " << end.exit_code << run.again << "; its report:\n" << end.log.substr(0, 6000));
+    if (!run.again.empty()) MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << run.again);
+    if (end.stalled_starts > 0)
+        MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << ": the chain stalled before the "
+                     << "runner started " << end.stalled_starts << " time(s) and was started again");
+    return clean && ran;
 }
 
 std::optional<std::vector<NcuLaunch>> ncu_launches(const std::vector<std::string>& metrics,
@@ -299,34 +288,46 @@ std::optional<std::vector<NcuLaunch>> ncu_launches(const std::vector<std::string
                                      "raw", "--print-units", "base", "--log-file", log};
     command.insert(command.end(), options.begin(), options.end());
     // Nsight Compute itself now and then crashes after its runner has answered every call (H100, CUDA 13.0: exit
-    // code 139 after "Disconnected from process", beside other submissions' tests): such a session is made once
-    // more, like check_tool_clean's. A crashed runner or an unanswered call is final.
-    std::string first_try;
+    // code 139 after "Disconnected from process"): such a session is made once more.
+    const auto no_counters = [](const checker::Session::End& end) {
+        return end.log.find("ERR_NVGPUCTRPERM") != std::string::npos ||
+               end.output.find("ERR_NVGPUCTRPERM") != std::string::npos;
+    };
+    const ToolRun run = run_under_tool(command, log, calls, [&](const checker::Session::End& end) {
+        return (end.exit_code != 0 || end.signal != 0) && !no_counters(end);
+    });
+    const checker::Session::End& end = run.end;
+    if (no_counters(end)) {
+        record_skip("Nsight Compute may not read the GPU's performance counters here (ERR_NVGPUCTRPERM)");
+        return std::nullopt;
+    }
+    REQUIRE_MESSAGE((end.exit_code == 0 && end.signal == 0),
+                    "ncu failed (exit code " << end.exit_code << ", signal " << end.signal << "; calls answered "
+                                             << run.answered << " of " << run.asked << ", runners restarted "
+                                             << end.restarts << run.again << "):\n" << end.log.substr(0, 4000)
+                                             << end.output.substr(0, 2000));
+    if (!run.again.empty()) MESSAGE("Nsight Compute" << run.again);
+    return detail::ncu_rows(end.log, metrics);
+}
+
+ToolRun detail::run_under_tool(const std::vector<std::string>& command, const std::string& log,
+                               const std::function<void()>& calls,
+                               const std::function<bool(const checker::Session::End&)>& tool_failed)
+{
+    ToolRun run;
     for (int attempt = 1;; ++attempt) {
-        checker::Session profiled(command, log);
+        checker::Session session(command, log);
         {
-            const checker::UseSession use(profiled);
+            const checker::UseSession use(session);
             calls();
         }
-        const int answered = profiled.calls();
-        const int asked = profiled.requests();
-        const checker::Session::End end = profiled.finish();
-        if (end.log.find("ERR_NVGPUCTRPERM") != std::string::npos ||
-            end.output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
-            record_skip("Nsight Compute may not read the GPU's performance counters here (ERR_NVGPUCTRPERM)");
-            return std::nullopt;
-        }
-        const bool ended = end.exit_code == 0 && end.signal == 0;
-        if (!ended && attempt == 1 && answered == asked && end.restarts == 0) {
-            first_try = "; a first session that answered every call ended so too (exit code " +
-                        std::to_string(end.exit_code) + ", signal " + std::to_string(end.signal) + ") and was made again";
-            continue;
-        }
-        REQUIRE_MESSAGE(ended, "ncu failed (exit code " << end.exit_code << ", signal " << end.signal << "; calls answered "
-                                   << answered << " of " << asked << ", runners restarted " << end.restarts
-                                   << first_try << "):\n" << end.log.substr(0, 4000) << end.output.substr(0, 2000));
-        if (!first_try.empty()) MESSAGE("Nsight Compute" << first_try);
-        return detail::ncu_rows(end.log, metrics);
+        run.answered = session.calls();
+        run.asked = session.requests();
+        run.end = session.finish();
+        if (attempt > 1 || !tool_failed(run.end) || run.answered != run.asked || run.end.restarts != 0) return run;
+        run.again = "; a first run, every call answered, ended as the tool's own failure (exit code " +
+                    std::to_string(run.end.exit_code) + ", signal " + std::to_string(run.end.signal) +
+                    ") and was made again";
     }
 }
 

@@ -121,6 +121,45 @@ TEST_CASE("a start that stalls under a tool is made again; one that never starts
     CHECK(never.finish().stalled_starts == 4);  // four abandoned, the fifth waited for the call's limit
 }
 
+// A tool that fails after its runner answered every call (compute-sanitizer without its summary, Nsight Compute's
+// crash: exit code 139) is run once more; a runner that crashed is a verdict, not the tool's trouble.
+TEST_CASE("a tool that fails after every call was answered is run once more, a crashed runner is not")
+{
+    using course::testing::detail::run_under_tool;
+    const std::string marker = course::checker::temporary_path("failed-once");
+    const std::string fail_once = course::checker::temporary_path("fail-once.sh");
+    const std::string fail_always = course::checker::temporary_path("fail-always.sh");
+    std::ofstream(fail_once) << "\"$@\"; code=$?\n[ -e " << marker << " ] && exit $code\n: > " << marker << "\nexit 139\n";
+    std::ofstream(fail_always) << "\"$@\"\nexit 3\n";
+    const auto failed = [](const course::checker::Session::End& end) { return end.exit_code != 0; };
+    int runs = 0;
+    const auto iota = [&] {
+        ++runs;
+        CHECK(course::checker::run(Call("iota", 4).output<int>(4, 0)).ok());
+    };
+
+    const auto once = run_under_tool({"/bin/sh", fail_once}, "", iota, failed);
+    CHECK(runs == 2);
+    CHECK(once.end.exit_code == 0);
+    CHECK(once.answered == 1);
+    CHECK(once.again.find("exit code 139") != std::string::npos);
+
+    runs = 0;
+    const auto always = run_under_tool({"/bin/sh", fail_always}, "", iota, failed);
+    CHECK(runs == 2);  // once more, not again and again
+    CHECK(always.end.exit_code == 3);
+    CHECK(!always.again.empty());
+
+    runs = 0;
+    const auto crashed = run_under_tool({"/bin/sh", fail_always}, "", [&] {
+        ++runs;
+        CHECK(course::checker::run(Call("crash", 1)).outcome == Result::Outcome::crashed);
+    }, failed);
+    CHECK(runs == 1);
+    CHECK(crashed.answered < crashed.asked);
+    CHECK(crashed.again.empty());
+}
+
 TEST_CASE("a held call's buffer comes back window by window, until the next call")
 {
     course::checker::Session& runner = course::checker::session();

@@ -138,6 +138,18 @@ bool summaries_clean(const std::string& report);
 // A compute-sanitizer report of the tool's own failure to watch the kernels, which it counts as an error: beside
 // a program that held the GPU's free memory, racecheck said "Error: Device not supported" (H100, CUDA 13.0).
 bool tool_could_not_watch(const std::string& report);
+// `calls` in a runner of its own under `command` (a tool that writes `log`), made once more when the tool failed
+// (tool_failed of how the session ended) although its runner answered every call and never restarted: the tool's
+// own trouble says nothing of the kernels (compute-sanitizer without its summary, Nsight Compute crashing: exit
+// code 139, H100, CUDA 13.0). A crashed runner or an unanswered call is final. `calls` must be able to run again.
+struct ToolRun {
+    checker::Session::End end;
+    int answered = 0, asked = 0;  // the last run's calls
+    std::string again;            // "; a first run ... was made again" when it was, else ""
+};
+ToolRun run_under_tool(const std::vector<std::string>& command, const std::string& log,
+                       const std::function<void()>& calls,
+                       const std::function<bool(const checker::Session::End&)>& tool_failed);
 // The launches of an ncu --csv --page raw log (ncu_launches).
 std::vector<NcuLaunch> ncu_rows(const std::string& log, const std::vector<std::string>& metrics);
 // Records a case left out with its reason (kSkipMarker); the grader reads it as "not graded".
