@@ -277,12 +277,13 @@ std::string held_scan_problem(course::checker::Session& runner, std::size_t n, s
                 for (std::size_t k = 0; k < size; ++k) differs |= got[from + k] != want[k];
                 for (std::size_t k = 0; differs && problem.empty(); ++k)
                     if (got[from + k] != want[k])
-                        problem = "element " + std::to_string(start + from + k) + " is " + std::to_string(got[from + k]) +
-                                  ", expected " + std::to_string(want[k]) +
+                        problem = "element " + std::to_string(start + from + k) + " is " +
+                                  std::to_string(got[from + k]) + ", expected " + std::to_string(want[k]) +
                                   (got[from + k] == poisoned ? " (never written: a 32-bit index?)" : "");
             }
             for (std::size_t k = body; problem.empty() && k < count; ++k)
-                if (got[k] != poisoned) problem = "wrote outside its output (element " + std::to_string(start + k) + ")";
+                if (got[k] != poisoned)
+                    problem = "wrote outside its output (element " + std::to_string(start + k) + ")";
         });
         if (!w.ok()) problem = w.what();
     }

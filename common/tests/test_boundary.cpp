@@ -118,7 +118,7 @@ TEST_CASE("a start that stalls under a tool is made again; one that never starts
     const Result t = never.run(Call("iota", 4).output<int>(4, 0).timeout(std::chrono::seconds(1)));
     CHECK(t.outcome == Result::Outcome::timed_out);
     CHECK(t.message.find("did not start") != std::string::npos);
-    CHECK(never.finish().stalled_starts == 4);  // four abandoned, the fifth waited for the call's limit
+    CHECK(never.finish().stalled_starts == 4);  // four abandoned; the fifth waited the call's limit (4 s < 60 s)
 }
 
 // A tool that fails after its runner answered every call (compute-sanitizer without its summary, Nsight Compute's
@@ -129,7 +129,8 @@ TEST_CASE("a tool that fails after every call was answered is run once more, a c
     const std::string marker = course::checker::temporary_path("failed-once");
     const std::string fail_once = course::checker::temporary_path("fail-once.sh");
     const std::string fail_always = course::checker::temporary_path("fail-always.sh");
-    std::ofstream(fail_once) << "\"$@\"; code=$?\n[ -e " << marker << " ] && exit $code\n: > " << marker << "\nexit 139\n";
+    std::ofstream(fail_once) << "\"$@\"; code=$?\n[ -e " << marker << " ] && exit $code\n: > " << marker
+                             << "\nexit 139\n";
     std::ofstream(fail_always) << "\"$@\"\nexit 3\n";
     const auto failed = [](const course::checker::Session::End& end) { return end.exit_code != 0; };
     int runs = 0;
