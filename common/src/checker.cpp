@@ -2,6 +2,7 @@
 
 #include "course/data.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -346,15 +348,21 @@ constexpr Limit runner_limits[] = {
 
 // [sandbox (outer part)] [tool] [sandbox (inner part)] runner: the sandbox file holds one argument per line,
 // with @TOOL@ and @RUNNER@ where the tool's command and the runner go.
-std::vector<std::string> command_line(const std::vector<std::string>& tool)
+std::string runner_program()
 {
     const char* runner = std::getenv("COURSE_RUNNER");
     if (runner == nullptr || *runner == '\0')
         throw std::runtime_error("COURSE_RUNNER is not set: run the checks with meson test, which names the runner");
+    return runner;
+}
+
+std::vector<std::string> command_line(const std::vector<std::string>& tool)
+{
+    const std::string runner = runner_program();
     const char* sandbox = std::getenv("COURSE_SANDBOX");
     if (sandbox == nullptr || *sandbox == '\0') {
         std::vector<std::string> argv = tool;
-        argv.emplace_back(runner);
+        argv.push_back(runner);
         return argv;
     }
     std::vector<std::string> argv;
@@ -364,7 +372,7 @@ std::vector<std::string> command_line(const std::vector<std::string>& tool)
             argv.insert(argv.end(), tool.begin(), tool.end());
             tool_placed = true;
         } else if (line == "@RUNNER@") {
-            argv.emplace_back(runner);
+            argv.push_back(runner);
             runner_placed = true;
         } else {
             argv.push_back(line);
@@ -373,6 +381,46 @@ std::vector<std::string> command_line(const std::vector<std::string>& tool)
     if (!runner_placed) throw std::runtime_error("checker: COURSE_SANDBOX=" + std::string(sandbox) + " has no @RUNNER@ line");
     if (!tool_placed) argv.insert(argv.begin(), tool.begin(), tool.end());
     return argv;
+}
+
+// A healthy chain runs the runner well within this (its start under the tool: about 2 s, ten chains at once).
+constexpr std::chrono::seconds exec_window{3};
+
+// Whether a process below `top` (by the parent links in /proc) runs `program`, compared by its name as the kernel
+// keeps it (the file name, cut to 15 characters). The sandbox and the tool run in PID namespaces of their own, but
+// the checker sees all of their processes. True when /proc does not show `top` itself (hidepid): it cannot tell.
+bool runs_below(pid_t top, const std::string& program)
+{
+    const std::string name = program.substr(program.rfind('/') + 1).substr(0, 15);
+    std::map<pid_t, std::vector<pid_t>> children;
+    std::map<pid_t, std::string> names;
+    DIR* proc = opendir("/proc");
+    if (proc == nullptr) return true;
+    while (const dirent* entry = readdir(proc)) {
+        char* end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (pid <= 0 || *end != '\0') continue;
+        std::string stat;  // "pid (name) state ppid ...": the name may hold spaces and parentheses
+        std::getline(std::ifstream("/proc/" + std::string(entry->d_name) + "/stat"), stat);
+        const std::size_t open = stat.find('('), close = stat.rfind(')');
+        if (open == std::string::npos || close == std::string::npos || close < open) continue;
+        std::istringstream rest(stat.substr(close + 1));
+        char state = 0;
+        pid_t parent = 0;
+        if (!(rest >> state >> parent)) continue;
+        children[parent].push_back(static_cast<pid_t>(pid));
+        names[static_cast<pid_t>(pid)] = stat.substr(open + 1, close - open - 1);
+    }
+    closedir(proc);
+    if (names.count(top) == 0) return true;
+    std::vector<pid_t> below = children[top];
+    while (!below.empty()) {
+        const pid_t pid = below.back();
+        below.pop_back();
+        if (names[pid] == name) return true;
+        below.insert(below.end(), children[pid].begin(), children[pid].end());
+    }
+    return false;
 }
 
 void set_hard_limit(int resource, rlim_t value)
@@ -518,15 +566,27 @@ void Session::start()
 }
 
 // Waits up to `limit` for the runner's hello. True when it came, or when the runner ended first (the call then
-// finds it gone and reports how it ended); false when nothing came in time.
-bool Session::started(std::chrono::seconds limit)
+// finds it gone and reports how it ended); false when nothing came in time, or (with `watch_exec`) when after
+// exec_window no process of the chain runs the runner yet: a stalled chain (see exchange()).
+bool Session::started(std::chrono::seconds limit, bool watch_exec)
 {
+    const auto begin = std::chrono::steady_clock::now();
+    const auto deadline = begin + limit;
     pollfd p{process_->socket, POLLIN, 0};
-    int ready;
-    do {
-        ready = poll(&p, 1, static_cast<int>(limit.count() * 1000));
-    } while (ready < 0 && errno == EINTR);
-    if (ready == 0) return false;
+    for (bool runner_seen = !watch_exec;;) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) return false;
+        if (!runner_seen && now - begin >= exec_window) {
+            runner_seen = runs_below(process_->pid, runner_program());
+            if (!runner_seen) return false;
+        }
+        auto slice = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+        if (!runner_seen) slice = std::min(slice, std::chrono::milliseconds(250));
+        const int ready = poll(&p, 1, static_cast<int>(std::max<long long>(1, slice.count())));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) continue;
+        break;
+    }
     std::string text;
     if (boundary::receive_message(process_->socket, text, nullptr) == 1 && text != boundary::hello)
         shutdown(process_->socket, SHUT_RDWR);  // not a runner's first words: the call reports a broken runner
@@ -579,14 +639,17 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
     const long long limit = call.limit().count() * (tool_.empty() ? 1 : 4);  // tools slow kernels 10-100x
     if (!process_) {
         const auto starting = std::chrono::steady_clock::now();
-        // Under a tool in the sandbox the chain now and then never starts the runner (H100, CUDA 13.0: the
-        // sandbox's inner bwrap, forked inside a process the tool has injected, spins before it starts it). Such
-        // a start is abandoned after stalled_start_ and made again, four times at most (three stalls in a row were
-        // seen, the third never starting in 240 s); the last may take a minute at most under a tool (a start runs
-        // none of the kernels a tool slows), else the call's limit.
+        // Under a tool in the sandbox the chain now and then never starts the runner (H100, CUDA 13.0: in the
+        // sandbox's inner bwrap compute-sanitizer's injected process tracking spins in a thread of its own while
+        // bwrap's child never runs the runner; ten chains at once: 18-42% of starts, none without the inner bwrap).
+        // Such a start is abandoned when no process of the chain runs the runner after exec_window, or no hello
+        // came after stalled_start_, and made again, four times at most (three stalls in a row were seen, the
+        // third never starting in 240 s); the last may take a minute at most under a tool (a start runs none of
+        // the kernels a tool slows), else the call's limit.
         int tries = tool_.empty() ? 1 : 5;
         const long long last_start = tool_.empty() ? limit : std::min(limit, 60LL);
-        for (start(); !started(tries > 1 ? stalled_start_ : std::chrono::seconds(last_start)); start()) {
+        for (start(); !(tries > 1 ? started(stalled_start_, true) : started(std::chrono::seconds(last_start), false));
+             start()) {
             stop(std::chrono::seconds(0));
             if (--tries == 0) {
                 dead_ = "TIMEOUT: the runner did not start within " + std::to_string(last_start) + " s (before " +

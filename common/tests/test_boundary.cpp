@@ -106,8 +106,11 @@ TEST_CASE("a start that stalls under a tool is made again; one that never starts
     std::ofstream(stall_once) << "[ -e " << marker << " ] && exec \"$@\"\n: > " << marker << "\nexec sleep 600\n";
     std::ofstream(stall_always) << "exec sleep 600\n";
 
-    course::checker::Session once({"/bin/sh", stall_once}, "", std::chrono::seconds(1));
+    // The stall is seen when no process of the chain runs the runner 3 s after the start, not after stalled_start.
+    course::checker::Session once({"/bin/sh", stall_once}, "", std::chrono::seconds(12));
+    const auto begin = std::chrono::steady_clock::now();
     const Result r = once.run(Call("iota", 4).output<int>(4, 0));
+    CHECK(std::chrono::steady_clock::now() - begin < std::chrono::seconds(8));
     REQUIRE(r.ok());
     CHECK(r.element<int>(0, 3) == 3);
     const auto end = once.finish();

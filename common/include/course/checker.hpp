@@ -198,8 +198,9 @@ private:
 // A runner process. Started on its first call, again after it crashed; ended by finish() or the destructor.
 // tool: the command placed in front of the runner (compute-sanitizer or ncu with their options), whose log
 // file the session owns (tool_log()). stalled_start: under a tool, how long a start may take before it is
-// abandoned and made again (four times at most; see exchange()). Beside other submissions' tests a race check's three
-// starts (one plain, two under compute-sanitizer) took 3.4 s at most when none stalled (H100, a class of 13).
+// abandoned and made again (four times at most; see exchange()); sooner when no process of the chain runs the
+// runner 3 s after the start. Beside other submissions' tests a race check's three starts (one plain, two under
+// compute-sanitizer) took 3.4 s at most when none stalled (H100, a class of 13).
 class Session {
 public:
     explicit Session(std::vector<std::string> tool = {}, std::string log_path = {},
@@ -235,7 +236,7 @@ public:
 
 private:
     void start();
-    bool started(std::chrono::seconds limit);
+    bool started(std::chrono::seconds limit, bool watch_exec);
     void stop(std::chrono::seconds grace);
     Result exchange(const Call& call, boundary::Request& request, std::shared_ptr<Arena>& out, bool poison);
     std::string read_log() const;
