@@ -580,12 +580,10 @@ bool Session::started(std::chrono::seconds limit, bool watch_exec)
             runner_seen = runs_below(process_->pid, runner_program());
             if (!runner_seen) return false;
         }
-        auto slice = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-        if (!runner_seen) slice = std::min(slice, std::chrono::milliseconds(250));
-        const int ready = poll(&p, 1, static_cast<int>(std::max<long long>(1, slice.count())));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) continue;
-        break;
+        const auto wake = runner_seen ? deadline : std::min(deadline, begin + exec_window);
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count();
+        const int ready = poll(&p, 1, static_cast<int>(std::max<long long>(1, wait)));
+        if (ready > 0 || (ready < 0 && errno != EINTR)) break;
     }
     std::string text;
     if (boundary::receive_message(process_->socket, text, nullptr) == 1 && text != boundary::hello)
