@@ -73,7 +73,7 @@ void check_race_free(const std::string& task, const std::function<void()>& small
         VERIFY(false, task << ": racecheck and synccheck were not run: the checks above fail already");
         return;
     }
-    for (const char* tool : race_tools) check_tool_clean(task, tool, small_cases);
+    check_tools_clean(task, race_tools, small_cases);
 }
 
 int register_task(const char* file, int line, const TaskCases& cases)

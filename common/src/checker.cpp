@@ -561,29 +561,41 @@ void Session::start()
         out->done = true;
     });
     ++starts_;
+    started_at_ = std::chrono::steady_clock::now();
+    greeted_ = false;
     known_.clear();
     out_.reset();
 }
 
-// Waits up to `limit` for the runner's hello. True when it came, or when the runner ended first (the call then
-// finds it gone and reports how it ended); false when nothing came in time, or (with `watch_exec`) when after
-// exec_window no process of the chain runs the runner yet: a stalled chain (see exchange()).
+void Session::begin()
+{
+    if (!process_ && dead_.empty()) start();
+}
+
+void Session::hang_up()
+{
+    if (process_) shutdown(process_->socket, SHUT_WR);
+}
+
+// Waits for the runner's hello until `limit` after its start. True when it came, or when the runner ended first
+// (the call then finds it gone and reports how it ended); false when nothing came in time, or (with `watch_exec`)
+// when exec_window after the start no process of the chain runs the runner yet: a stalled chain (see exchange()).
 bool Session::started(std::chrono::seconds limit, bool watch_exec)
 {
-    const auto begin = std::chrono::steady_clock::now();
-    const auto deadline = begin + limit;
+    const auto deadline = started_at_ + limit;
     pollfd p{process_->socket, POLLIN, 0};
-    for (bool runner_seen = !watch_exec;;) {
+    for (bool runner_seen = !watch_exec;;) {  // a hello that came already is read before any deadline counts
+        const auto wake = runner_seen ? deadline : std::min(deadline, started_at_ + exec_window);
+        const auto wait =
+            std::chrono::duration_cast<std::chrono::milliseconds>(wake - std::chrono::steady_clock::now());
+        const int ready = poll(&p, 1, static_cast<int>(std::max<long long>(0, wait.count())));
+        if (ready > 0 || (ready < 0 && errno != EINTR)) break;
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) return false;
-        if (!runner_seen && now - begin >= exec_window) {
+        if (!runner_seen && now - started_at_ >= exec_window) {
             runner_seen = runs_below(process_->pid, runner_program());
             if (!runner_seen) return false;
         }
-        const auto wake = runner_seen ? deadline : std::min(deadline, begin + exec_window);
-        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count();
-        const int ready = poll(&p, 1, static_cast<int>(std::max<long long>(1, wait)));
-        if (ready > 0 || (ready < 0 && errno != EINTR)) break;
     }
     std::string text;
     if (boundary::receive_message(process_->socket, text, nullptr) == 1 && text != boundary::hello)
@@ -635,7 +647,7 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
     const std::string where = call.op() + "(n=" + std::to_string(call.n()) +
                               (call.block() != 0 ? ", block=" + std::to_string(call.block()) : std::string()) + ")";
     const long long limit = call.limit().count() * (tool_.empty() ? 1 : 4);  // tools slow kernels 10-100x
-    if (!process_) {
+    if (!process_ || !greeted_) {
         const auto starting = std::chrono::steady_clock::now();
         // Under a tool in the sandbox the chain now and then never starts the runner (H100, CUDA 13.0: in the
         // sandbox's inner bwrap compute-sanitizer's injected process tracking spins in a thread of its own while
@@ -646,7 +658,8 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
         // the kernels a tool slows), else the call's limit.
         int tries = tool_.empty() ? 1 : 5;
         const long long last_start = tool_.empty() ? limit : std::min(limit, 60LL);
-        for (start(); !(tries > 1 ? started(stalled_start_, true) : started(std::chrono::seconds(last_start), false));
+        if (!process_) start();
+        for (; !(tries > 1 ? started(stalled_start_, true) : started(std::chrono::seconds(last_start), false));
              start()) {
             stop(std::chrono::seconds(0));
             if (--tries == 0) {
@@ -658,6 +671,7 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
             }
             ++stalled_starts_;
         }
+        greeted_ = true;
         spent_here.starts += 1;
         spent_here.start_seconds += seconds_since(starting);
     }

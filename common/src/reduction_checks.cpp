@@ -366,18 +366,18 @@ int ReductionTask::registered(const char* file, int line) const
             REQUIRE_GPU();
             if (!dependencies_pass(t.task_, t.depends_)) return;
             const std::vector<Reduction> reductions = t.reductions();
-            for (const char* tool : race_tools) {
-                if (check_tool_clean(t.task_, tool, [&] {
-                        for (const Reduction& r : reductions) check_small_sizes(r);
-                    }))
-                    continue;
+            const std::vector<bool> clean = check_tools_clean(t.task_, race_tools, [&] {
+                for (const Reduction& r : reductions) check_small_sizes(r);
+            });
+            for (std::size_t i = 0; i < race_tools.size(); ++i) {
+                if (clean[i]) continue;
                 // an earlier task's warp synchronization that these kernels use: a race there is that task's
                 for (const Dependency& d : t.depends_)
                     if (d.synchronizes) {
                         const Reduction probe{d.task, d.probe};
                         check_tool_clean(t.task_ + ": depends on " + d.task + " (" + d.function + "), which fails; " +
                                              d.task,
-                                         tool, [&] { check_small_sizes(probe); });
+                                         race_tools[i], [&] { check_small_sizes(probe); });
                     }
             }
         };

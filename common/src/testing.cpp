@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <cstdlib>
 #include <deque>
 #include <optional>
@@ -21,6 +22,8 @@ namespace course::testing {
 using detail::find_cuda_tool;
 using detail::record_skip;
 using detail::run_under_tool;
+using detail::run_under_tools;
+using detail::ToolCommand;
 using detail::ToolRun;
 
 namespace {
@@ -220,50 +223,68 @@ bool detail::tool_could_not_watch(const std::string& report)
     return report.find("Error: Device not supported") != std::string::npos;
 }
 
-bool check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls)
+std::vector<bool> check_tools_clean(const std::string& task, const std::vector<const char*>& tools,
+                                    const std::function<void()>& calls)
 {
+    std::vector<bool> clean(tools.size(), true);
     if (under_sanitizer()) {
-        MESSAGE((std::string(tool) + " check left to the sanitizer setup's own tool"));
+        for (const char* tool : tools) MESSAGE((std::string(tool) + " check left to the sanitizer setup's own tool"));
         VERIFY(true, "");
-        return true;
+        return clean;
     }
-    if (!gpu_available_or_skip()) return true;
+    if (!gpu_available_or_skip()) return clean;
     const auto sanitizer = find_cuda_tool("compute-sanitizer");
     if (!sanitizer) {
         record_skip("compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin directory "
-                    "on PATH); the " + std::string(tool) + " check of " + task + " did not run");
-        return true;
+                    "on PATH); the " + std::string(tools.front()) + " check of " + task + " did not run");
+        return clean;
     }
-    const std::string log = checker::temporary_path(std::string(tool) + ".log");
-    std::vector<std::string> command = checker::sanitizer_command(tool, log);
-    command.front() = *sanitizer;
+    std::vector<ToolCommand> commands;
+    for (const char* tool : tools) {
+        const std::string log = checker::temporary_path(std::string(tool) + ".log");
+        commands.push_back({checker::sanitizer_command(tool, log), log});
+        commands.back().command.front() = *sanitizer;
+    }
     // compute-sanitizer itself now and then ends without writing its summary after its runner has answered
     // every call (H100, CUDA 13.0: exit code 139, or no end at all): such a run is made once more.
-    const ToolRun run = run_under_tool(command, log, calls, [](const checker::Session::End& end) {
+    const std::vector<ToolRun> runs = run_under_tools(commands, calls, [](const checker::Session::End& end) {
         return end.log.find("SUMMARY: ") == std::string::npos;
     });
-    const checker::Session::End& end = run.end;
-    const bool summarized = end.log.find("SUMMARY: ") != std::string::npos;
-    const bool clean = detail::summaries_clean(end.log);
-    const bool ran = run.answered > 0 && run.answered == run.asked && end.restarts == 0 && end.exit_code == 0 &&
-                     end.signal == 0;
-    const bool blind = detail::tool_could_not_watch(end.log);
-    if (blind) ++doubtful;
-    VERIFY(clean && ran,
-           task << ": compute-sanitizer --tool " << std::string(tool) << " "
-                << std::string(clean ? "(no hazard reported) but its runner did not answer every call and end normally"
-                               : blind ? "could not watch the kernels (its own error: no GPU memory left for it "
-                                         "beside other programs?)"
-                               : summarized ? "reports a problem (a race, a missing barrier or a barrier not "
-                                              "every thread reaches)"
-                                            : "ended without its summary")
-                << "; calls answered " << run.answered << " of " << run.asked << ", runners restarted " << end.restarts
-                << ", exit code " << end.exit_code << run.again << "; its report:\n" << end.log.substr(0, 6000));
-    if (!run.again.empty()) MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << run.again);
-    if (end.stalled_starts > 0)
-        MESSAGE(task << ": compute-sanitizer --tool " << std::string(tool) << ": the chain stalled before the "
-                     << "runner started " << end.stalled_starts << " time(s) and was started again");
-    return clean && ran;
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+        const std::string tool = tools[i];
+        const ToolRun& run = runs[i];
+        const checker::Session::End& end = run.end;
+        const bool summarized = end.log.find("SUMMARY: ") != std::string::npos;
+        const bool ran = run.answered > 0 && run.answered == run.asked && end.restarts == 0 && end.exit_code == 0 &&
+                         end.signal == 0;
+        const bool blind = detail::tool_could_not_watch(end.log);
+        if (blind) ++doubtful;
+        const bool reported_nothing = detail::summaries_clean(end.log);
+        clean[i] = reported_nothing && ran;
+        VERIFY(clean[i],
+               task << ": compute-sanitizer --tool " << tool << " "
+                    << std::string(reported_nothing
+                                       ? "(no hazard reported) but its runner did not answer every call and end "
+                                         "normally"
+                                   : blind ? "could not watch the kernels (its own error: no GPU memory left for it "
+                                             "beside other programs?)"
+                                   : summarized ? "reports a problem (a race, a missing barrier or a barrier not "
+                                                  "every thread reaches)"
+                                                : "ended without its summary")
+                    << "; calls answered " << run.answered << " of " << run.asked << ", runners restarted "
+                    << end.restarts << ", exit code " << end.exit_code << run.again << "; its report:\n"
+                    << end.log.substr(0, 6000));
+        if (!run.again.empty()) MESSAGE(task << ": compute-sanitizer --tool " << tool << run.again);
+        if (end.stalled_starts > 0)
+            MESSAGE(task << ": compute-sanitizer --tool " << tool << ": the chain stalled before the runner started "
+                         << end.stalled_starts << " time(s) and was started again");
+    }
+    return clean;
+}
+
+bool check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls)
+{
+    return check_tools_clean(task, {tool}, calls).front();
 }
 
 std::optional<std::vector<NcuLaunch>> ncu_launches(const std::vector<std::string>& metrics,
@@ -310,25 +331,50 @@ std::optional<std::vector<NcuLaunch>> ncu_launches(const std::vector<std::string
     return detail::ncu_rows(end.log, metrics);
 }
 
-ToolRun detail::run_under_tool(const std::vector<std::string>& command, const std::string& log,
-                               const std::function<void()>& calls,
-                               const std::function<bool(const checker::Session::End&)>& tool_failed)
+std::vector<ToolRun> detail::run_under_tools(const std::vector<ToolCommand>& tools, const std::function<void()>& calls,
+                                             const std::function<bool(const checker::Session::End&)>& tool_failed)
 {
-    ToolRun run;
-    for (int attempt = 1;; ++attempt) {
-        checker::Session session(command, log);
+    // Every tool's chain starts now, so that a start (about a second under a tool beside other programs) overlaps
+    // the calls before it, and each runner is told to end once its calls are done, so that its tool ends and writes
+    // its report while the next one's calls run.
+    std::vector<std::unique_ptr<checker::Session>> sessions;
+    for (const ToolCommand& t : tools) {
+        sessions.push_back(std::make_unique<checker::Session>(t.command, t.log));
+        sessions.back()->begin();
+    }
+    const auto call_in = [&](checker::Session& session) {
         {
             const checker::UseSession use(session);
             calls();
         }
-        run.answered = session.calls();
-        run.asked = session.requests();
-        run.end = session.finish();
-        if (attempt > 1 || !tool_failed(run.end) || run.answered != run.asked || run.end.restarts != 0) return run;
-        run.again = "; a first run, every call answered, ended as the tool's own failure (exit code " +
-                    std::to_string(run.end.exit_code) + ", signal " + std::to_string(run.end.signal) +
-                    ") and was made again";
+        session.hang_up();
+    };
+    for (const auto& session : sessions) call_in(*session);
+    std::vector<ToolRun> runs(tools.size());
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+        ToolRun& run = runs[i];
+        for (checker::Session* session = sessions[i].get();;) {
+            run.answered = session->calls();
+            run.asked = session->requests();
+            run.end = session->finish();
+            if (!run.again.empty() || !tool_failed(run.end) || run.answered != run.asked || run.end.restarts != 0)
+                break;
+            run.again = "; a first run, every call answered, ended as the tool's own failure (exit code " +
+                        std::to_string(run.end.exit_code) + ", signal " + std::to_string(run.end.signal) +
+                        ") and was made again";
+            sessions[i] = std::make_unique<checker::Session>(tools[i].command, tools[i].log);
+            session = sessions[i].get();
+            call_in(*session);
+        }
     }
+    return runs;
+}
+
+ToolRun detail::run_under_tool(const std::vector<std::string>& command, const std::string& log,
+                               const std::function<void()>& calls,
+                               const std::function<bool(const checker::Session::End&)>& tool_failed)
+{
+    return run_under_tools({{command, log}}, calls, tool_failed).front();
 }
 
 std::vector<NcuLaunch> detail::ncu_rows(const std::string& log, const std::vector<std::string>& metrics)

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <string>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 using course::checker::Call;
@@ -162,6 +163,36 @@ TEST_CASE("a tool that fails after every call was answered is run once more, a c
     CHECK(runs == 1);
     CHECK(crashed.answered < crashed.asked);
     CHECK(crashed.again.empty());
+}
+
+// A race check's two tools start their chains at once (a start under compute-sanitizer takes about a second
+// beside other programs, more when it stalls), so a runner may say hello long before its first call: no stall.
+TEST_CASE("the tools of one check start at once; a hello long before the first call is no stalled start")
+{
+    using course::testing::detail::run_under_tools;
+    const std::string slow = course::checker::temporary_path("slow-start.sh");
+    const std::string quick = course::checker::temporary_path("quick-start.sh");
+    std::ofstream(slow) << "sleep 2\nexec \"$@\"\n";
+    std::ofstream(quick) << "exec \"$@\"\n";
+    int runs = 0;
+    const auto begin = std::chrono::steady_clock::now();
+    const auto got = run_under_tools({{{"/bin/sh", slow}, ""}, {{"/bin/sh", slow}, ""}}, [&] {
+        ++runs;
+        CHECK(course::checker::run(Call("iota", 4).output<int>(4, 0)).ok());
+    }, [](const course::checker::Session::End&) { return false; });
+    CHECK(std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(3500));  // one after the other: 4 s
+    CHECK(runs == 2);
+    for (const auto& run : got) {
+        CHECK(run.answered == 1);
+        CHECK(run.end.exit_code == 0);
+        CHECK(run.end.stalled_starts == 0);
+    }
+
+    course::checker::Session early({"/bin/sh", quick}, "", std::chrono::seconds(1));
+    early.begin();
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    CHECK(early.run(Call("iota", 4).output<int>(4, 0)).ok());
+    CHECK(early.finish().stalled_starts == 0);
 }
 
 TEST_CASE("a held call's buffer comes back window by window, until the next call")

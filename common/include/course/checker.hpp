@@ -195,7 +195,8 @@ private:
     std::size_t lead_of(std::size_t i) const { return buffers.at(i).lead; }
 };
 
-// A runner process. Started on its first call, again after it crashed; ended by finish() or the destructor.
+// A runner process. Started on its first call (or by begin()), again after it crashed; ended by finish() or the
+// destructor.
 // tool: the command placed in front of the runner (compute-sanitizer or ncu with their options), whose log
 // file the session owns (tool_log()). stalled_start: under a tool, how long a start may take before it is
 // abandoned and made again (four times at most; see exchange()); sooner when no process of the chain runs the
@@ -216,6 +217,12 @@ public:
     // allocation's start, lead included; at most 256 MiB), handed to `use` while they lie in the output arena.
     Result fetch(std::size_t buffer, std::size_t first, std::size_t bytes,
                  const std::function<void(const unsigned char*)>& use);
+    // Starts the runner now, without waiting for its hello: the first call waits for it (the chain starts while the
+    // checks do other work). Nothing when it runs already.
+    void begin();
+    // Tells the runner that no call comes (its socket closed for writing): it ends, and its tool writes its report,
+    // while the checks go on; finish() then waits for that end.
+    void hang_up();
     int calls() const { return calls_; }        // calls answered so far
     int requests() const { return requests_; }  // calls made so far (answered or not)
 
@@ -249,6 +256,8 @@ private:
     std::vector<int> known_;  // arenas the runner has mapped
     std::string dead_;        // set after a hang: later calls fail at once with this
     std::string earlier_logs_;  // the tool's reports of runners that ended before the last one
+    std::chrono::steady_clock::time_point started_at_;  // the last start()
+    bool greeted_ = false;                              // the runner of the last start() said hello
     int starts_ = 0;
     int stalled_starts_ = 0;
     int calls_ = 0;

@@ -64,8 +64,12 @@ bool skip_under_sanitizer(const char* reason, std::initializer_list<const char*>
 // compute-sanitizer the case is skipped with that reason; inside a sanitizer setup (COURSE_SANITIZER set) it
 // does nothing, since every runner of the program is already under a tool. False when the check failed.
 bool check_tool_clean(const std::string& task, const char* tool, const std::function<void()>& calls);
+// check_tool_clean for each of `tools` over the same calls, in turn, their sessions overlapping (run_under_tools).
+// Whether each was clean, in the order of `tools`.
+std::vector<bool> check_tools_clean(const std::string& task, const std::vector<const char*>& tools,
+                                    const std::function<void()>& calls);
 // The tools of a graded race check, in the order it runs them.
-inline constexpr const char* race_tools[] = {"racecheck", "synccheck"};
+inline const std::vector<const char*> race_tools = {"racecheck", "synccheck"};
 
 // Runs `calls` in a runner of its own under Nsight Compute (ncu --metrics `metrics` plus `options`, e.g. a
 // --kernel-name filter), once (twice when ncu crashed after every call was answered: `calls` must be able to run
@@ -150,6 +154,14 @@ struct ToolRun {
 ToolRun run_under_tool(const std::vector<std::string>& command, const std::string& log,
                        const std::function<void()>& calls,
                        const std::function<bool(const checker::Session::End&)>& tool_failed);
+// run_under_tool for each of `tools` (a command and the log it writes) over the same calls, in turn. Their
+// sessions overlap: every chain starts at once, and each ends while the next one's calls run.
+struct ToolCommand {
+    std::vector<std::string> command;
+    std::string log;
+};
+std::vector<ToolRun> run_under_tools(const std::vector<ToolCommand>& tools, const std::function<void()>& calls,
+                                     const std::function<bool(const checker::Session::End&)>& tool_failed);
 // The launches of an ncu --csv --page raw log (ncu_launches).
 std::vector<NcuLaunch> ncu_rows(const std::string& log, const std::vector<std::string>& metrics);
 // Records a case left out with its reason (kSkipMarker); the grader reads it as "not graded".
