@@ -632,6 +632,39 @@ void Session::stop(std::chrono::seconds grace)
     known_.clear();
 }
 
+// Starts the runner unless one runs, and waits for its hello. Under a tool in the sandbox the chain now and then
+// never starts the runner (H100, CUDA 13.0: in the sandbox's inner bwrap compute-sanitizer's injected process
+// tracking spins in a thread of its own while bwrap's child never runs the runner; ten chains at once: 18-42% of
+// starts, none without the inner bwrap). Such a start is abandoned when no process of the chain runs the runner
+// after exec_window, or no hello came after stalled_start_, and made again, four times at most (three stalls in a
+// row were seen, the third never starting in 240 s); the last may take a minute at most under a tool (a start runs
+// none of the kernels a tool slows), else `limit` seconds. False when it never started: dead_ says so.
+bool Session::await_runner(long long limit, const std::string& before)
+{
+    const auto starting = std::chrono::steady_clock::now();
+    int tries = tool_.empty() ? 1 : 5;
+    const long long last_start = tool_.empty() ? limit : std::min(limit, 60LL);
+    if (!process_) start();
+    for (; !(tries > 1 ? started(stalled_start_, true) : started(std::chrono::seconds(last_start), false)); start()) {
+        stop(std::chrono::seconds(0));
+        if (--tries == 0) {
+            dead_ = "TIMEOUT: the runner did not start within " + std::to_string(last_start) + " s (" + before +
+                    "; a static initializer that never returns?)";
+            return false;
+        }
+        ++stalled_starts_;
+    }
+    greeted_ = true;
+    spent_here.starts += 1;
+    spent_here.start_seconds += seconds_since(starting);
+    return true;
+}
+
+void Session::ready()
+{
+    if (dead_.empty() && (!process_ || !greeted_)) await_runner(60, "before its first call");
+}
+
 // Sends one request and waits for its reply: the Result without its buffers (exchange() leaves them in the
 // output arena `out`, at the offsets placed in `request`). `poison`: the returned places are overwritten with
 // 0xEE first, so that a runner that copies nothing back never leaves a right result there.
@@ -647,33 +680,10 @@ Result Session::exchange(const Call& call, boundary::Request& request, std::shar
     const std::string where = call.op() + "(n=" + std::to_string(call.n()) +
                               (call.block() != 0 ? ", block=" + std::to_string(call.block()) : std::string()) + ")";
     const long long limit = call.limit().count() * (tool_.empty() ? 1 : 4);  // tools slow kernels 10-100x
-    if (!process_ || !greeted_) {
-        const auto starting = std::chrono::steady_clock::now();
-        // Under a tool in the sandbox the chain now and then never starts the runner (H100, CUDA 13.0: in the
-        // sandbox's inner bwrap compute-sanitizer's injected process tracking spins in a thread of its own while
-        // bwrap's child never runs the runner; ten chains at once: 18-42% of starts, none without the inner bwrap).
-        // Such a start is abandoned when no process of the chain runs the runner after exec_window, or no hello
-        // came after stalled_start_, and made again, four times at most (three stalls in a row were seen, the
-        // third never starting in 240 s); the last may take a minute at most under a tool (a start runs none of
-        // the kernels a tool slows), else the call's limit.
-        int tries = tool_.empty() ? 1 : 5;
-        const long long last_start = tool_.empty() ? limit : std::min(limit, 60LL);
-        if (!process_) start();
-        for (; !(tries > 1 ? started(stalled_start_, true) : started(std::chrono::seconds(last_start), false));
-             start()) {
-            stop(std::chrono::seconds(0));
-            if (--tries == 0) {
-                dead_ = "TIMEOUT: the runner did not start within " + std::to_string(last_start) + " s (before " +
-                        where + "; a static initializer that never returns?)";
-                result.outcome = Result::Outcome::timed_out;
-                result.message = dead_;
-                return result;
-            }
-            ++stalled_starts_;
-        }
-        greeted_ = true;
-        spent_here.starts += 1;
-        spent_here.start_seconds += seconds_since(starting);
+    if ((!process_ || !greeted_) && !await_runner(limit, "before " + where)) {
+        result.outcome = Result::Outcome::timed_out;
+        result.message = dead_;
+        return result;
     }
 
     request.op = call.op();

@@ -165,28 +165,37 @@ TEST_CASE("a tool that fails after every call was answered is run once more, a c
     CHECK(crashed.again.empty());
 }
 
-// A race check's two tools start their chains at once (a start under compute-sanitizer takes about a second
-// beside other programs, more when it stalls), so a runner may say hello long before its first call: no stall.
-TEST_CASE("the tools of one check start at once; a hello long before the first call is no stalled start")
+// A race check's second tool starts its chain once the first's runner said hello (chains that start side by side
+// stall more often), while the first's calls run: a start under compute-sanitizer takes about a second beside
+// other programs. So a runner may say hello long before its first call: that is no stalled start.
+TEST_CASE("a check's next tool starts while the one before runs its calls; an early hello is no stalled start")
 {
     using course::testing::detail::run_under_tools;
+    const std::string times = course::checker::temporary_path("start-times");
     const std::string slow = course::checker::temporary_path("slow-start.sh");
     const std::string quick = course::checker::temporary_path("quick-start.sh");
-    std::ofstream(slow) << "sleep 2\nexec \"$@\"\n";
+    std::ofstream(slow) << "date +%s%N >> " << times << "\nsleep 2\nexec \"$@\"\n";
     std::ofstream(quick) << "exec \"$@\"\n";
     int runs = 0;
     const auto begin = std::chrono::steady_clock::now();
     const auto got = run_under_tools({{{"/bin/sh", slow}, ""}, {{"/bin/sh", slow}, ""}}, [&] {
         ++runs;
         CHECK(course::checker::run(Call("iota", 4).output<int>(4, 0)).ok());
+        std::this_thread::sleep_for(std::chrono::seconds(2));
     }, [](const course::checker::Session::End&) { return false; });
-    CHECK(std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(3500));  // one after the other: 4 s
+    CHECK(std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(7000));  // one after the other: 8 s
     CHECK(runs == 2);
     for (const auto& run : got) {
         CHECK(run.answered == 1);
         CHECK(run.end.exit_code == 0);
         CHECK(run.end.stalled_starts == 0);
     }
+    std::ifstream started(times);
+    long long first = 0, second = 0;
+    started >> first >> second;
+    REQUIRE(!started.fail());
+    const long long apart_ns = second - first;
+    CHECK(apart_ns >= 2'000'000'000LL);  // not side by side: after the first's start had ended
 
     course::checker::Session early({"/bin/sh", quick}, "", std::chrono::seconds(1));
     early.begin();

@@ -220,6 +220,9 @@ public:
     // Starts the runner now, without waiting for its hello: the first call waits for it (the chain starts while the
     // checks do other work). Nothing when it runs already.
     void begin();
+    // Starts the runner unless one runs, and waits (a minute at most) until it said hello: the first call then
+    // starts no runner. A runner that never started fails every call, as on a call.
+    void ready();
     // Tells the runner that no call comes (its socket closed for writing): it ends, and its tool writes its report,
     // while the checks go on; finish() then waits for that end.
     void hang_up();
@@ -244,6 +247,7 @@ public:
 private:
     void start();
     bool started(std::chrono::seconds limit, bool watch_exec);
+    bool await_runner(long long limit, const std::string& before);
     void stop(std::chrono::seconds grace);
     Result exchange(const Call& call, boundary::Request& request, std::shared_ptr<Arena>& out, bool poison);
     std::string read_log() const;
