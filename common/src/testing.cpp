@@ -334,10 +334,10 @@ std::optional<std::vector<NcuLaunch>> ncu_launches(const std::vector<std::string
 std::vector<ToolRun> detail::run_under_tools(const std::vector<ToolCommand>& tools, const std::function<void()>& calls,
                                              const std::function<bool(const checker::Session::End&)>& tool_failed)
 {
-    // Each tool's chain starts once the one before has started (chains that start side by side stall more often,
-    // H200 class, 25 stalls against 11), so that a start (about a second under a tool beside other programs)
-    // overlaps the calls before it, and each runner is told to end once its calls are done, so that its tool ends
-    // and writes its report while the next one's calls run.
+    // Each tool's chain starts once the one before has said hello (both at once stalled more often: 25 stalled
+    // starts in an H200 fixture class, 13 so with more tests at once), so that a start (about a second under a
+    // tool beside other programs) overlaps the calls before it, and each runner is told to end once its calls are
+    // done, so that its tool ends and writes its report while the next one's calls run.
     std::vector<std::unique_ptr<checker::Session>> sessions;
     for (const ToolCommand& t : tools) sessions.push_back(std::make_unique<checker::Session>(t.command, t.log));
     const auto call_in = [&](checker::Session& session) {

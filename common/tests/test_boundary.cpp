@@ -3,6 +3,11 @@
 #include "course/checker.hpp"
 #include "course/testing.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -171,14 +176,21 @@ TEST_CASE("a tool that fails after every call was answered is run once more, a c
 TEST_CASE("a check's next tool starts while the one before runs its calls; an early hello is no stalled start")
 {
     using course::testing::detail::run_under_tools;
+    // A script named as the runner is (its file name: what /proc shows of a script), below the tool, is the runner
+    // running as far as the start's turn can tell, which then ends at once: its 2 s come after, as a context's do.
     const std::string times = course::checker::temporary_path("start-times");
-    const std::string slow = course::checker::temporary_path("slow-start.sh");
+    const std::string folder = course::checker::temporary_path("slow-tool");
+    REQUIRE(mkdir(folder.c_str(), 0700) == 0);
+    const std::string runner = std::getenv("COURSE_RUNNER");
+    const std::string slow = folder + runner.substr(runner.rfind('/'));
+    std::ofstream(slow) << "#!/bin/sh\ndate +%s%N >> " << times << "\nsleep 2\nexec \"$@\"\n";
+    REQUIRE(chmod(slow.c_str(), 0700) == 0);
     const std::string quick = course::checker::temporary_path("quick-start.sh");
-    std::ofstream(slow) << "date +%s%N >> " << times << "\nsleep 2\nexec \"$@\"\n";
     std::ofstream(quick) << "exec \"$@\"\n";
     int runs = 0;
     const auto begin = std::chrono::steady_clock::now();
-    const auto got = run_under_tools({{{"/bin/sh", slow}, ""}, {{"/bin/sh", slow}, ""}}, [&] {
+    const std::vector<std::string> tool{"/bin/sh", "-c", "\"$@\"; exit $?", "sh", slow};
+    const auto got = run_under_tools({{tool, ""}, {tool, ""}}, [&] {
         ++runs;
         CHECK(course::checker::run(Call("iota", 4).output<int>(4, 0)).ok());
         std::this_thread::sleep_for(std::chrono::seconds(2));
@@ -202,6 +214,30 @@ TEST_CASE("a check's next tool starts while the one before runs its calls; an ea
     std::this_thread::sleep_for(std::chrono::seconds(2));
     CHECK(early.run(Call("iota", 4).output<int>(4, 0)).ok());
     CHECK(early.finish().stalled_starts == 0);
+}
+
+// Chains under a tool start one at a time on the machine (tool_start_lock, held until the runner runs); runners
+// without a tool do not wait for that turn.
+TEST_CASE("a start under a tool waits for the machine's turn; one without a tool does not")
+{
+    const std::string quick = course::checker::temporary_path("turn-start.sh");
+    std::ofstream(quick) << "exec \"$@\"\n";
+    const int held = open(course::checker::tool_start_lock, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(held >= 0);
+    REQUIRE(flock(held, LOCK_EX) == 0);
+    std::thread release([held] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        close(held);
+    });
+    const auto begin = std::chrono::steady_clock::now();
+    course::checker::Session plain;
+    CHECK(plain.run(Call("iota", 4).output<int>(4, 0)).ok());
+    CHECK(std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(1500));
+    course::checker::Session tool({"/bin/sh", quick}, "");
+    CHECK(tool.run(Call("iota", 4).output<int>(4, 0)).ok());
+    CHECK(std::chrono::steady_clock::now() - begin >= std::chrono::milliseconds(1500));
+    release.join();
+    CHECK(tool.finish().stalled_starts == 0);
 }
 
 TEST_CASE("a held call's buffer comes back window by window, until the next call")

@@ -195,6 +195,10 @@ private:
     std::size_t lead_of(std::size_t i) const { return buffers.at(i).lead; }
 };
 
+// The file lock that every checks program on the machine takes to start a chain under a tool, until its runner
+// runs: one start at a time (Session::start; side by side such chains stall more often).
+inline constexpr const char* tool_start_lock = "/tmp/course-tool-starts.lock";
+
 // A runner process. Started on its first call (or by begin()), again after it crashed; ended by finish() or the
 // destructor.
 // tool: the command placed in front of the runner (compute-sanitizer or ncu with their options), whose log
