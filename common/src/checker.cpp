@@ -613,7 +613,7 @@ void Session::hang_up()
 
 // Waits for the runner's hello until `limit` after its start. True when it came, or when the runner ended first
 // (the call then finds it gone and reports how it ended); false when nothing came in time, or (with `watch_exec`)
-// when exec_window after the start no process of the chain runs the runner yet: a stalled chain (see exchange()).
+// when exec_window after the start no process of the chain runs the runner yet: a stalled chain (see await_runner()).
 bool Session::started(std::chrono::seconds limit, bool watch_exec)
 {
     const auto deadline = started_at_ + limit;

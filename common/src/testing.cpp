@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <memory>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <sstream>

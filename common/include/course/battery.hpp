@@ -105,9 +105,10 @@ struct Battery {
 void check_battery(const Battery& b);
 
 // The graded race check of `task` (lessons about barriers and warp synchronization): `small_cases` in a runner
-// under compute-sanitizer racecheck, then synccheck (check_tools_clean: both chains start at once). When a case
-// of the task already failed in this run (doctest runs a file's cases in order: the race check comes after the
-// others) the task fails anyway, and the slow sanitizer runs are left out. REQUIRE_GPU first.
+// under compute-sanitizer racecheck, then synccheck (check_tools_clean: synccheck's chain starts while
+// racecheck's calls run). When a case of the task already failed in this run (doctest runs a file's cases in
+// order: the race check comes after the others) the task fails anyway, and the slow sanitizer runs are left out.
+// REQUIRE_GPU first.
 void check_race_free(const std::string& task, const std::function<void()>& small_cases);
 
 // A task's standard test cases, registered at one file and line in this order (doctest runs them so):

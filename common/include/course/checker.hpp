@@ -203,7 +203,7 @@ inline constexpr const char* tool_start_lock = "/tmp/course-tool-starts.lock";
 // destructor.
 // tool: the command placed in front of the runner (compute-sanitizer or ncu with their options), whose log
 // file the session owns (tool_log()). stalled_start: under a tool, how long a start may take before it is
-// abandoned and made again (four times at most; see exchange()); sooner when no process of the chain runs the
+// abandoned and made again (four times at most; see await_runner()); sooner when no process of the chain runs the
 // runner 3 s after the start. Beside other submissions' tests a race check's three starts (one plain, two under
 // compute-sanitizer) took 3.4 s at most when none stalled (H100, a class of 13).
 class Session {

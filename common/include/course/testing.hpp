@@ -155,7 +155,7 @@ ToolRun run_under_tool(const std::vector<std::string>& command, const std::strin
                        const std::function<void()>& calls,
                        const std::function<bool(const checker::Session::End&)>& tool_failed);
 // run_under_tool for each of `tools` (a command and the log it writes) over the same calls, in turn. Their
-// sessions overlap: every chain starts at once, and each ends while the next one's calls run.
+// sessions overlap: each chain starts once the one before said hello, and each ends while the next one's calls run.
 struct ToolCommand {
     std::vector<std::string> command;
     std::string log;
