@@ -10,6 +10,8 @@ For every GPU chapter (its meson.build's topic, not host_only), read from the pr
     lesson_tasks, the one flagged `timed` (the chapter's last step, if any) its performance_task, whose case the
     checks register; every lesson
     metric is judged in checks.cpp and printed by tools/profile.sh;
+  - the tasks with a race case in the checks ("TODO(NN.k) racecheck and synccheck") are those of the chapter's
+    race test (Meson's race_tasks);
   - every mutant (tests/mutants/NN_name.toml) names a graded task and a student file of the chapter;
   - tools/profile.sh profiles the chapter through its demo, <topic>_demo;
   - tools/grading/student_files.json takes the chapter's student file, starter/<topic>_student.cu[h].
@@ -24,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from grading.model import TASK_TEST, tasks_of  # noqa: E402
+from grading.model import TASK_TEST, judged_per_task, tasks_of  # noqa: E402
 from lint_chapters import meson_var  # noqa: E402
 
 
@@ -90,6 +92,11 @@ def main():
             bad("a step other than the last is flagged timed: the performance task times the chapter's final kernel")
         cases = subprocess.run([str(bin_dir / f"{topic}_checks"), "--list-test-cases"], capture_output=True, text=True,
                                timeout=60).stdout
+        race_cases = set(re.findall(rf"^TODO\(({nn}\.\d+)\) racecheck and synccheck$", cases, re.M))
+        race_tests = {task for t in tests if judged_per_task(t["name"]) and t["name"].startswith(f"TODO({nn}.")
+                      and any(s.split(":")[0] == name for s in t["suite"]) for task in tasks_of(t["name"])}
+        if race_cases != race_tests:
+            bad(f"the checks have race cases of {sorted(race_cases)}, Meson's race_tasks {sorted(race_tests)}")
         for task in flagged["performance"]:
             if f"TODO({task}) performance: {steps[-1]['name']} " not in cases:
                 bad(f"the checks have no case 'TODO({task}) performance: {steps[-1]['name']} ...' for the timed step")

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 from grading import doctest_xml  # noqa: E402
-from grading.model import FAILED, NOT_GRADED, PASSED, tasks_of  # noqa: E402
+from grading.model import FAILED, NOT_GRADED, PASSED, judged_per_task, tasks_of  # noqa: E402
 from grading.runner import TIMEOUT_HINT, Build, gpu_works, is_lesson, run_doctest, run_program  # noqa: E402
 from grading.workspace import first_errors  # noqa: E402
 
@@ -249,7 +249,7 @@ class Chapter:
             self.gpu = gpu_works(self.build, self.logs)
         return self.gpu
 
-    def run_tests(self, tests, log_name):
+    def run_tests(self, task, tests, log_name):
         """(status, reason) of a task's tests, as the grader reads them: the first failure wins."""
         gpu = self.gpu_present() if not all(is_host(t) for t in tests) else False
         statuses = []
@@ -258,14 +258,15 @@ class Chapter:
             report, out = self.logs / f"{stem}.xml", self.logs / f"{stem}.log"
             timeout = test.get("timeout") or 600
             env = dict(os.environ, **(test.get("env") or {}))
+            per_task = judged_per_task(test["name"])  # a chapter's race test: this task's own cases decide
             with counters_turn(test):
                 code, _ = run_doctest(test["cmd"], report, out, timeout, env, test.get("workdir") or self.build_dir,
-                                      first_failure=True)
+                                      first_failure=not per_task)
             if code is None:
                 return FAILED, f"{test['name']}: TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})"
             exe = test["cmd"][0]
             expected = doctest_xml.expected_cases(doctest_xml.declared_cases(exe), test["cmd"][1:])
-            status, reason = doctest_xml.verdict(report, expected, code, gpu)
+            status, reason = doctest_xml.verdict(report, expected, code, gpu, task if per_task else None)
             if status == FAILED:
                 return FAILED, f"{test['name']}: {reason}"
             statuses.append((status, f"{test['name']}: {reason}"))
@@ -309,7 +310,7 @@ def run(mutants, args):
             for task, tests in sorted(tasks.items()):
                 log(f"mutants: baseline {name}: building and running the tests of TODO({task}) on the solution")
                 broken = chapter.compile(tests, f"baseline-{task}")
-                status, reason = (FAILED, broken) if broken else chapter.run_tests(tests, f"baseline-{task}")
+                status, reason = (FAILED, broken) if broken else chapter.run_tests(task, tests, f"baseline-{task}")
                 if status == FAILED:
                     raise MutantError(f"the reference solution fails TODO({task}) ({one_line(reason)}); "
                                       f"logs in {chapter.logs}", logs=True)
@@ -335,7 +336,7 @@ def run_mutant(chapter, tree, m, tests):
     try:
         path.write_bytes(pristine.decode("utf-8").replace(m.replace, m.with_, 1).encode("utf-8"))
         broken = chapter.compile(tests, m.id)
-        status, reason = (FAILED, broken) if broken else chapter.run_tests(tests, m.id)
+        status, reason = (FAILED, broken) if broken else chapter.run_tests(m.task, tests, m.id)
     finally:
         path.write_bytes(pristine)
     seconds = time.monotonic() - start

@@ -366,7 +366,7 @@ int ReductionTask::registered(const char* file, int line) const
             REQUIRE_GPU();
             if (!dependencies_pass(t.task_, t.depends_)) return;
             const std::vector<Reduction> reductions = t.reductions();
-            const std::vector<bool> clean = check_tools_clean(t.task_, race_tools, [&] {
+            const std::vector<bool> clean = check_race_free(t.task_, [&] {
                 for (const Reduction& r : reductions) check_small_sizes(r);
             });
             for (std::size_t i = 0; i < race_tools.size(); ++i) {

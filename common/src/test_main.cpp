@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -54,7 +55,15 @@ struct CaseCounter : doctest::IReporter {
     }
     void subcase_start(const doctest::SubcaseSignature&) override {}
     void subcase_end() override {}
-    void log_assert(const doctest::AssertData&) override {}
+    void log_assert(const doctest::AssertData& a) override  // a failed one (or any, with --success)
+    {
+        if (!a.m_failed) return;
+        std::ostringstream text;  // its message (CHECK_MESSAGE's is a context), else its expression
+        const doctest::IContextScope* const* contexts = doctest::IReporter::get_active_contexts();
+        for (int i = 0; i < doctest::IReporter::get_num_active_contexts(); ++i) contexts[i]->stringify(&text);
+        if (text.str().empty()) text << a.m_expr;
+        course::testing::detail::assertion_failed(text.str());  // course::testing::check_race_free
+    }
     void log_message(const doctest::MessageData&) override {}
     void test_case_skipped(const doctest::TestCaseData&) override {}
 };

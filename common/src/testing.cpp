@@ -223,21 +223,21 @@ bool detail::tool_could_not_watch(const std::string& report)
     return report.find("Error: Device not supported") != std::string::npos;
 }
 
-std::vector<bool> check_tools_clean(const std::string& task, const std::vector<const char*>& tools,
-                                    const std::function<void()>& calls)
+std::optional<std::vector<ToolRun>> detail::run_sanitizer_tools(const std::string& task,
+                                                                const std::vector<const char*>& tools,
+                                                                const std::function<void()>& calls)
 {
-    std::vector<bool> clean(tools.size(), true);
     if (under_sanitizer()) {
         for (const char* tool : tools) MESSAGE((std::string(tool) + " check left to the sanitizer setup's own tool"));
         VERIFY(true, "");
-        return clean;
+        return std::nullopt;
     }
-    if (!gpu_available_or_skip()) return clean;
+    if (!gpu_available_or_skip()) return std::nullopt;
     const auto sanitizer = find_cuda_tool("compute-sanitizer");
     if (!sanitizer) {
         record_skip("compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin directory "
                     "on PATH); the " + std::string(tools.front()) + " check of " + task + " did not run");
-        return clean;
+        return std::nullopt;
     }
     std::vector<ToolCommand> commands;
     for (const char* tool : tools) {
@@ -247,37 +247,49 @@ std::vector<bool> check_tools_clean(const std::string& task, const std::vector<c
     }
     // compute-sanitizer itself now and then ends without writing its summary after its runner has answered
     // every call (H100, CUDA 13.0: exit code 139, or no end at all): such a run is made once more.
-    const std::vector<ToolRun> runs = run_under_tools(commands, calls, [](const checker::Session::End& end) {
+    return run_under_tools(commands, calls, [](const checker::Session::End& end) {
         return end.log.find("SUMMARY: ") == std::string::npos;
     });
+}
+
+std::string detail::tool_problem(const std::string& task, const char* tool, const ToolRun& run)
+{
+    const std::string prefix = task + ": compute-sanitizer --tool " + tool;
+    const checker::Session::End& end = run.end;
+    if (!run.again.empty()) MESSAGE(prefix << run.again);
+    if (end.stalled_starts > 0)
+        MESSAGE(prefix << ": the chain stalled before the runner started " << end.stalled_starts
+                       << " time(s) and was started again");
+    const bool summarized = end.log.find("SUMMARY: ") != std::string::npos;
+    const bool ran = run.answered > 0 && run.answered == run.asked && end.restarts == 0 && end.exit_code == 0 &&
+                     end.signal == 0;
+    const bool blind = detail::tool_could_not_watch(end.log);
+    if (blind) ++doubtful;
+    const bool reported_nothing = detail::summaries_clean(end.log);
+    if (reported_nothing && ran) return "";
+    std::ostringstream problem;
+    problem << prefix << " "
+            << (reported_nothing ? "(no hazard reported) but its runner did not answer every call and end normally"
+                : blind ? "could not watch the kernels (its own error: no GPU memory left for it beside other "
+                          "programs?)"
+                : summarized ? "reports a problem (a race, a missing barrier or a barrier not every thread reaches)"
+                             : "ended without its summary")
+            << "; calls answered " << run.answered << " of " << run.asked << ", runners restarted " << end.restarts
+            << ", exit code " << end.exit_code << run.again << "; its report:\n"
+            << end.log.substr(0, 6000);
+    return problem.str();
+}
+
+std::vector<bool> check_tools_clean(const std::string& task, const std::vector<const char*>& tools,
+                                    const std::function<void()>& calls)
+{
+    std::vector<bool> clean(tools.size(), true);
+    const auto runs = detail::run_sanitizer_tools(task, tools, calls);
+    if (!runs) return clean;
     for (std::size_t i = 0; i < tools.size(); ++i) {
-        const std::string tool = tools[i];
-        const ToolRun& run = runs[i];
-        const checker::Session::End& end = run.end;
-        const bool summarized = end.log.find("SUMMARY: ") != std::string::npos;
-        const bool ran = run.answered > 0 && run.answered == run.asked && end.restarts == 0 && end.exit_code == 0 &&
-                         end.signal == 0;
-        const bool blind = detail::tool_could_not_watch(end.log);
-        if (blind) ++doubtful;
-        const bool reported_nothing = detail::summaries_clean(end.log);
-        clean[i] = reported_nothing && ran;
-        VERIFY(clean[i],
-               task << ": compute-sanitizer --tool " << tool << " "
-                    << std::string(reported_nothing
-                                       ? "(no hazard reported) but its runner did not answer every call and end "
-                                         "normally"
-                                   : blind ? "could not watch the kernels (its own error: no GPU memory left for it "
-                                             "beside other programs?)"
-                                   : summarized ? "reports a problem (a race, a missing barrier or a barrier not "
-                                                  "every thread reaches)"
-                                                : "ended without its summary")
-                    << "; calls answered " << run.answered << " of " << run.asked << ", runners restarted "
-                    << end.restarts << ", exit code " << end.exit_code << run.again << "; its report:\n"
-                    << end.log.substr(0, 6000));
-        if (!run.again.empty()) MESSAGE(task << ": compute-sanitizer --tool " << tool << run.again);
-        if (end.stalled_starts > 0)
-            MESSAGE(task << ": compute-sanitizer --tool " << tool << ": the chain stalled before the runner started "
-                         << end.stalled_starts << " time(s) and was started again");
+        const std::string problem = detail::tool_problem(task, tools[i], (*runs)[i]);
+        clean[i] = problem.empty();
+        VERIFY(clean[i], problem);
     }
     return clean;
 }

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from . import preflight, reports, sandbox
 from .gpu_share import GpuShare
-from .model import FAILED, LESSON, Outcome, Task
-from .runner import chapter_of, gpu_works, run_tasks, task_id_of, task_name_of
+from .model import FAILED, LESSON, Outcome
+from .runner import gpu_works, run_tasks, tasks_from
 from .shortcuts import find_forbidden
 from .submission import (COMMITTED_HEAD, edition_commit, find_by_name, find_course_root, ignored_files,
                          open_submission, take_student_files, working_tree_files)
@@ -203,12 +203,8 @@ def grade_one(batch, worker, path, student, out_root, options):
 def grader_error_record(batch, path, student, error, out_root, seconds):
     """Every task failed, with the grader's own error: one submission's problem never stops the batch."""
     manifest = list(load_manifest())
-    tasks = {}
-    for test in batch.checker.build.task_tests():
-        task_id = task_id_of(test["name"])
-        name = task_name_of(test["name"])
-        task = tasks.setdefault(task_id, Task(task_id, chapter_of(task_id, manifest), name))
-        task.add(Outcome(test["name"], FAILED, f"grader error: {error}"))
+    tests = batch.checker.build.task_tests()
+    tasks = tasks_from(tests, [Outcome(t["name"], FAILED, f"grader error: {error}") for t in tests], manifest)
     record = reports.grade_record(student, list(tasks.values()), manifest, submission=str(path),
                                   grader_error=error, gpu=False, seed=batch.seed,
                                   flags=["grader-error"] + (["partial:" + ",".join(batch.partial)] if batch.partial

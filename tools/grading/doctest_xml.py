@@ -113,11 +113,20 @@ def _exit_text(code):
     return f"exited with code {code}"
 
 
-def verdict(report_path, expected, exit_code, gpu_present):
-    """(status, reason) of one test program run; `expected` are the case names it must report."""
+def verdict(report_path, expected, exit_code, gpu_present, task=None):
+    """(status, reason) of one test program run; `expected` are the case names it must report. With `task`
+    ("04.2"), of that task's cases only ("TODO(04.2) ..."): another case's failure (and the exit code 1 it
+    gives) is not this task's."""
     cases = parse(report_path)
     if cases is None:
         return FAILED, f"no test report: the program {_exit_text(exit_code)} before doctest finished its report"
+    if task is not None:
+        def own(name):
+            return name.startswith(f"TODO({task}) ")
+        if exit_code == 1 and any(not c["passed"] for name, c in cases.items() if not own(name)):
+            exit_code = 0
+        cases = {name: c for name, c in cases.items() if own(name)}
+        expected = [name for name in expected if own(name)]
     if not cases:
         return FAILED, f"no test report: no test case ran (the program {_exit_text(exit_code)})"
     for name, case in cases.items():  # before the missing ones: a crash ends the report at the crashed case

@@ -20,8 +20,8 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from . import doctest_xml
-from .model import FAILED, LESSON, LESSON_NAME, PASSED, PERFORMANCE, PERFORMANCE_NAME, TASK_TEST, Outcome, Task, \
-    task_sort_key
+from .model import FAILED, LESSON, LESSON_NAME, PASSED, PERFORMANCE, PERFORMANCE_NAME, RANK, TASK_TEST, Outcome, Task, \
+    judged_per_task, task_id_of, task_lines_of, task_outcomes, task_sort_key
 
 TIMEOUT_HINT = "a hung kernel, a spin-wait that never ends, or an endless loop?"
 
@@ -64,14 +64,6 @@ def is_lesson(test_name):
 
 def is_performance(test_name):
     return TASK_TEST.match(test_name).group("what").strip() == PERFORMANCE
-
-
-def task_id_of(test_name):
-    """"03.2" for "TODO(03.2) ...", "03.lesson" for every lesson test of chapter 03, "04.performance" for
-    "TODO(04.6) performance"."""
-    m = TASK_TEST.match(test_name)
-    line = LESSON if is_lesson(test_name) else PERFORMANCE if is_performance(test_name) else m.group(2)
-    return f"{m.group(1)}.{line}"
 
 
 def task_name_of(test_name):
@@ -169,7 +161,7 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     """
     blocked = blocked or {}
     out_dir.mkdir(parents=True, exist_ok=True)
-    tests = [t for t in build.task_tests() if (only_task is None or task_id_of(t["name"]) == only_task)
+    tests = [t for t in build.task_tests() if (only_task is None or only_task in task_lines_of(t["name"]))
              and (only_chapters is None or chapter_of(task_id_of(t["name"]), chapters) in only_chapters)]
     outcomes = [None] * len(tests)
     lock = threading.Lock()
@@ -269,12 +261,18 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         faults = out_dir / f"{stem}.faults"  # written by the checks at their end (common/src/test_main.cpp)
         faults.unlink(missing_ok=True)
         run_env["COURSE_CALL_FAULTS"] = str(faults)
+        per_task = judged_per_task(test["name"])  # each task's cases must run, whatever another's do
         code, seconds = run_doctest(test["cmd"], report, log, timeout, run_env, test.get("workdir") or build.dir,
-                                    first_failure=True)
+                                    first_failure=not per_task)
         answered[i] = code is not None and faults.exists() and faults.read_text().strip() == "0"
         if code is None:
             return Outcome(test["name"], FAILED, f"TIMEOUT after {timeout:.0f} s ({TIMEOUT_HINT})", round(seconds, 2))
         expected = doctest_xml.expected_cases(doctest_xml.declared_cases(exe), test["cmd"][1:])
+        if per_task:
+            by_task = {task: doctest_xml.verdict(report, expected, code, gpu_present, task)
+                       for task in task_lines_of(test["name"])}
+            status, reason = max(by_task.values(), key=lambda v: RANK[v[0]])
+            return Outcome(test["name"], status, reason, round(seconds, 2), by_task=by_task)
         status, reason = doctest_xml.verdict(report, expected, code, gpu_present)
         measure = read_measure(measured) if status == PASSED and is_performance(test["name"]) else None
         if status == PASSED and is_performance(test["name"]) and measure is None:
@@ -299,9 +297,12 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
     def task_key(i):
         return TASK_TEST.match(tests[i]["name"]).group(1, 2)
 
-    hung = {task_key(i): tests[i]["name"] for i in shared if hung_test(outcomes[i])}
-    failed = {task_key(i): tests[i]["name"] for i in shared
-              if outcomes[i].status == FAILED and not hung_test(outcomes[i]) and not to_confirm([i])}
+    def task_results(i):  # ((chapter, task number), the task's Outcome) of each task the test judges
+        return [(tuple(line.split(".")), o) for line, o in task_outcomes(tests[i]["name"], outcomes[i])]
+
+    hung = {key: tests[i]["name"] for i in shared for key, o in task_results(i) if hung_test(o)}
+    failed = {key: tests[i]["name"] for i in shared if not to_confirm([i])
+              for key, o in task_results(i) if o.status == FAILED and not hung_test(o)}
     later = []
     for i in runnable:
         if after_shared(tests[i]):
@@ -339,10 +340,22 @@ def run_tasks(build, chapters, out_dir, *, gpu_present, chapter_timeout, blocked
         for i in timed:
             outcomes[i] = run_timed(i)
 
+    return tasks_from(tests, outcomes, chapters, only_task)
+
+
+def tasks_from(tests, outcomes, chapters, only_task=None):
+    """{task line: Task} of the tests' outcomes, in the tests' order; each task named by its own tests, which
+    come first (a task's reason is its first failure), then the chapter's race test."""
     tasks = {}
-    for test, outcome in zip(tests, outcomes):
-        task_id = task_id_of(test["name"])
-        if task_id not in tasks:
-            tasks[task_id] = Task(task_id, chapter_of(task_id, chapters), task_name_of(test["name"]))
-        tasks[task_id].add(outcome)
+    for test in tests:
+        line = task_id_of(test["name"])
+        if not judged_per_task(test["name"]) and only_task in (None, line):
+            tasks.setdefault(line, Task(line, chapter_of(line, chapters), task_name_of(test["name"])))
+    for test, outcome in sorted(zip(tests, outcomes), key=lambda pair: judged_per_task(pair[0]["name"])):
+        for line, task_outcome in task_outcomes(test["name"], outcome):
+            if only_task is not None and line != only_task:
+                continue
+            if line not in tasks:
+                tasks[line] = Task(line, chapter_of(line, chapters), task_name_of(test["name"]))
+            tasks[line].add(task_outcome)
     return tasks

@@ -104,17 +104,22 @@ struct Battery {
 // call with each of bad_blocks and the other bad arguments.
 void check_battery(const Battery& b);
 
-// The graded race check of `task` (lessons about barriers and warp synchronization): `small_cases` in a runner
-// under compute-sanitizer racecheck, then synccheck (check_tools_clean: synccheck's chain starts while
-// racecheck's calls run). When a case of the task already failed in this run (doctest runs a file's cases in
-// order: the race check comes after the others) the task fails anyway, and the slow sanitizer runs are left out.
-// REQUIRE_GPU first.
-void check_race_free(const std::string& task, const std::function<void()>& small_cases);
+// The graded race check of `task` (lessons about barriers and warp synchronization): `small_cases` (their results
+// verified as usual) under compute-sanitizer racecheck, then synccheck. A chapter's race cases run as one test
+// program (Meson's 'TODO(NN.a-NN.b) racecheck and synccheck'), whose first case, 'TODO(NN) racecheck and
+// synccheck: ...', runs the small cases of all of them in one session of each tool (a tool's start is most of a
+// small race check's time); each task's case then passes when that session was clean and its own calls were
+// right, fails when its calls were wrong, and otherwise (a tool reported something, a runner died, no chapter
+// session ran) runs its small cases in sessions of its own, whose reports decide and say whose race it is. When
+// a case of the task already failed in this run (doctest runs a file's cases in order) the task fails anyway,
+// and the slow sanitizer runs are left out. Whether each of race_tools was clean, in their order.
+std::vector<bool> check_race_free(const std::string& task, const std::function<void()>& small_cases);
 
 // A task's standard test cases, registered at one file and line in this order (doctest runs them so):
 //   "<task> <title>"                 checks: the battery (check_battery)
 //   "<task> <name>" for each of own  the task's own cases (07.5's float scans and look-back probes)
-//   "<task> racecheck and synccheck" race (optional: lessons about barriers and warp synchronization)
+//   "<task> racecheck and synccheck" race (optional: lessons about barriers and warp synchronization; it calls
+//                                    check_race_free; the chapter's first also registers the chapter's session)
 //   "<task> large: <large_title>"    large (optional: past 2^31 elements; meson runs it as 'TODO(NN.k) large')
 struct TaskCases {
     std::string task;   // "TODO(07.3)"
@@ -135,6 +140,7 @@ int register_task(const char* file, int line, const TaskCases& cases);
 bool task_failed(const std::string& task);
 namespace detail {
 void case_ended(const std::string& name, bool passed);  // the doctest main's listener tells every case's end
+void assertion_failed(const std::string& text);         // ... and every failed assertion (its message)
 }
 
 // A dependency gate: `problem` is what is wrong with `earlier_call` of the task this one builds on ("" when

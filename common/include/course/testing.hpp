@@ -162,6 +162,14 @@ struct ToolCommand {
 };
 std::vector<ToolRun> run_under_tools(const std::vector<ToolCommand>& tools, const std::function<void()>& calls,
                                      const std::function<bool(const checker::Session::End&)>& tool_failed);
+// run_under_tools of `calls` under compute-sanitizer with each of `tools`; nullopt where they need not or cannot
+// run (a sanitizer setup, whose tool watches every runner, passes the case; no GPU or no compute-sanitizer skips
+// it, naming `task`).
+std::optional<std::vector<ToolRun>> run_sanitizer_tools(const std::string& task, const std::vector<const char*>& tools,
+                                                        const std::function<void()>& calls);
+// What is wrong with a run of compute-sanitizer --tool `tool` (its report, or its runner's end), "" when nothing;
+// a rerun or a stalled start becomes a MESSAGE naming `task`.
+std::string tool_problem(const std::string& task, const char* tool, const ToolRun& run);
 // The launches of an ncu --csv --page raw log (ncu_launches).
 std::vector<NcuLaunch> ncu_rows(const std::string& log, const std::vector<std::string>& metrics);
 // Records a case left out with its reason (kSkipMarker); the grader reads it as "not graded".
